@@ -1,0 +1,29 @@
+/**
+ * Nest 12 ships ES modules only, so Jest runs in its native ESM mode (`npm test` passes
+ * --experimental-vm-modules to Node) with ts-jest's ESM support.
+ * @type {import('jest').Config}
+ */
+const project = {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  // Sources import './x.js'; under ts-jest that file is './x.ts'.
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  transform: {
+    // Transpile only: `npm run typecheck` type-checks the whole tree once, faster than per file.
+    '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.test.json' }],
+  },
+};
+
+export default {
+  projects: [
+    { ...project, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
+    {
+      ...project,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
+  ],
+  testTimeout: 30000,
+};

@@ -1,0 +1,45 @@
+import { Body, Controller, Get, HttpCode, HttpStatus, Post, UseInterceptors } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import { ApiErrorResponses } from '../common/errors/api-error-responses.decorator.js';
+import { ErrorCode } from '../common/errors/error-code.js';
+import { JsonBodyInterceptor } from '../common/http/json-body.interceptor.js';
+import { CategoriesService } from './categories.service.js';
+import { CategoryDto } from './dto/category.dto.js';
+import { CreateCategoryDto } from './dto/create-category.dto.js';
+
+@ApiTags('categories')
+@ApiBearerAuth()
+@Controller('categories')
+export class CategoriesController {
+  constructor(private readonly categories: CategoriesService) {}
+
+  @Get()
+  @ApiOperation({ operationId: 'listCategories', summary: 'List every category, by id ascending' })
+  @ApiOkResponse({ type: [CategoryDto] })
+  @ApiErrorResponses()
+  async list(): Promise<CategoryDto[]> {
+    return (await this.categories.listAll()).map((category) => CategoryDto.from(category));
+  }
+
+  @Post()
+  @HttpCode(HttpStatus.CREATED)
+  @UseInterceptors(JsonBodyInterceptor)
+  @ApiOperation({ operationId: 'createCategory', summary: 'Create a category' })
+  @ApiCreatedResponse({ type: CategoryDto, description: 'The created category with its new id' })
+  @ApiErrorResponses(
+    ErrorCode.VALIDATION_FAILED,
+    ErrorCode.MALFORMED_JSON,
+    ErrorCode.CATEGORY_EXISTS,
+    ErrorCode.PAYLOAD_TOO_LARGE,
+    ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+  )
+  async create(@Body() body: CreateCategoryDto): Promise<CategoryDto> {
+    return CategoryDto.from(await this.categories.create(body.name, body.description));
+  }
+}

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { CategoriesController } from './categories.controller.js';
+import { CategoriesService } from './categories.service.js';
+import { CategoryEntity } from './category.entity.js';
+import { CategoryRepository } from './category.repository.js';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([CategoryEntity])],
+  controllers: [CategoriesController],
+  providers: [CategoryRepository, CategoriesService],
+})
+export class CategoriesModule {}

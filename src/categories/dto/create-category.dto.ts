@@ -1,0 +1,26 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsString, Length, MaxLength, ValidateIf } from 'class-validator';
+import { IsSafeText } from '../../common/http/safe-text.validator.js';
+
+export class CreateCategoryDto {
+  @ApiProperty({
+    minLength: 1,
+    maxLength: 64,
+    example: 'hamster',
+    description: 'Surrounding white space is trimmed; unique ignoring case; no control characters.',
+  })
+  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))
+  @IsString()
+  @Length(1, 64)
+  @IsSafeText()
+  name: string;
+
+  @ApiPropertyOptional({ maxLength: 500, example: 'Small rodents kept as pets' })
+  // Optional, but null is a wrong type rather than "absent".
+  @ValidateIf((_, value) => value !== undefined)
+  @IsString()
+  @MaxLength(500)
+  @IsSafeText({ allowLineBreaks: true })
+  description?: string;
+}

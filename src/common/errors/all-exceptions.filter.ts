@@ -1,0 +1,74 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { mapDatabaseError } from './database-error.mapper.js';
+import { DomainError } from './domain-error.js';
+import { ERROR_STATUS, ErrorCode, codeForHttpStatus } from './error-code.js';
+import type { ErrorDto } from './error.dto.js';
+
+const ROUTE_NOT_FOUND_MESSAGE = 'No such route.';
+const INTERNAL_MESSAGE = 'An unexpected error occurred; it has been logged.';
+
+/**
+ * The one place errors become responses: a DomainError, Nest's own HttpExceptions (unknown
+ * route, throttling), database errors and anything unknown all leave as `{code, message,
+ * status}`. Unknown errors are logged with the request id and never described to the client.
+ */
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('ExceptionFilter');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const context = host.switchToHttp();
+    const request = context.getRequest<Request>();
+    const response = context.getResponse<Response>();
+    const error = this.toDomainError(exception, request);
+
+    if (response.headersSent) {
+      // A streamed response failed midway: the status is gone, so cut the connection and let
+      // the client see a truncated body rather than a silent success.
+      response.destroy();
+      return;
+    }
+    const body: ErrorDto = { code: error.code, message: error.message, status: error.status };
+    response.status(error.status).set(error.headers).json(body);
+  }
+
+  private toDomainError(exception: unknown, request: Request): DomainError {
+    if (exception instanceof DomainError) {
+      return exception;
+    }
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      const code = codeForHttpStatus(status);
+      if (code === ErrorCode.NOT_FOUND) {
+        return new DomainError(code, ROUTE_NOT_FOUND_MESSAGE);
+      }
+      if (code !== ErrorCode.INTERNAL_ERROR) {
+        return new DomainError(code, exception.message, { status: ERROR_STATUS[code] });
+      }
+    }
+    const mapped = mapDatabaseError(exception);
+    if (mapped) {
+      if (mapped.code === ErrorCode.SERVICE_UNAVAILABLE) {
+        this.logger.warn(
+          `database unavailable (request ${requestId(request)}): ${describe(exception)}`,
+        );
+      }
+      return mapped;
+    }
+    this.logger.error(
+      `unhandled error on ${request.method} ${request.path} (request ${requestId(request)})`,
+      exception instanceof Error ? exception.stack : String(exception),
+    );
+    return new DomainError(ErrorCode.INTERNAL_ERROR, INTERNAL_MESSAGE);
+  }
+}
+
+function requestId(request: Request): string {
+  const id = request.headers['x-request-id'];
+  return typeof id === 'string' ? id : '-';
+}
+
+function describe(exception: unknown): string {
+  return exception instanceof Error ? exception.message : String(exception);
+}

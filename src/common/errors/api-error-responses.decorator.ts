@@ -1,0 +1,61 @@
+import { applyDecorators, HttpStatus } from '@nestjs/common';
+import { ApiResponse } from '@nestjs/swagger';
+import { ERROR_STATUS, ErrorCode } from './error-code.js';
+import { ErrorDto } from './error.dto.js';
+
+/** A sample message per code, shown as the example of each documented error response. */
+const EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
+  [ErrorCode.VALIDATION_FAILED]: 'quantity must not be greater than 1000',
+  [ErrorCode.MALFORMED_JSON]: 'The request body is not valid JSON.',
+  [ErrorCode.UNAUTHORIZED]: 'The API key is missing, malformed, unknown or revoked.',
+  [ErrorCode.NOT_FOUND]: 'No such route.',
+  [ErrorCode.ORDER_NOT_FOUND]: 'Order 42 does not exist.',
+  [ErrorCode.PET_NOT_FOUND]: 'Pet 7 does not exist.',
+  [ErrorCode.ORDER_ALREADY_SHIPPED]: 'Order 42 has shipped and can no longer be cancelled.',
+  [ErrorCode.ORDER_NOT_PENDING]: 'Order 42 is cancelled and cannot be shipped.',
+  [ErrorCode.CATEGORY_EXISTS]:
+    'A category named "dog" already exists (names are compared ignoring case).',
+  [ErrorCode.PAYLOAD_TOO_LARGE]: 'The request body is larger than 16 KiB.',
+  [ErrorCode.UNSUPPORTED_MEDIA_TYPE]: 'The request body must be sent as application/json.',
+  [ErrorCode.RATE_LIMITED]: 'Too many requests; retry after the time in Retry-After.',
+  [ErrorCode.INTERNAL_ERROR]: 'An unexpected error occurred; it has been logged.',
+  [ErrorCode.SERVICE_UNAVAILABLE]: 'The service is temporarily unavailable; retry shortly.',
+};
+
+/** An error an operation documents: a code, at its usual status or at a given one. */
+export type DocumentedError = ErrorCode | { code: ErrorCode; status: HttpStatus };
+
+/** Errors every /v1 operation can answer with. */
+const COMMON_ERRORS: DocumentedError[] = [ErrorCode.UNAUTHORIZED, ErrorCode.INTERNAL_ERROR];
+
+/**
+ * Documents an operation's error responses: the Error schema plus one example per code,
+ * grouped by status, so the OpenAPI document lists exactly what the operation can answer.
+ */
+export function ApiErrorResponses(...errors: DocumentedError[]): MethodDecorator & ClassDecorator {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const error of [...errors, ...COMMON_ERRORS]) {
+    const { code, status } =
+      typeof error === 'string' ? { code: error, status: ERROR_STATUS[error] } : error;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const decorators = [...byStatus.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([status, codes]) =>
+      ApiResponse({
+        status,
+        description: codes.join(', '),
+        type: ErrorDto,
+        examples: Object.fromEntries(
+          codes.map((code) => [
+            code,
+            {
+              summary: code,
+              value: { code, message: EXAMPLE_MESSAGES[code], status } satisfies ErrorDto,
+            },
+          ]),
+        ),
+      }),
+    );
+  return applyDecorators(...decorators);
+}

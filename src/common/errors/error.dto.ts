@@ -1,0 +1,14 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { ErrorCode } from './error-code.js';
+
+/** The body of every error response. */
+export class ErrorDto {
+  @ApiProperty({ enum: ErrorCode, enumName: 'ErrorCode', example: ErrorCode.VALIDATION_FAILED })
+  code: ErrorCode;
+
+  @ApiProperty({ example: 'quantity must not be greater than 1000', maxLength: 1000 })
+  message: string;
+
+  @ApiProperty({ type: 'integer', minimum: 400, maximum: 599, example: 400 })
+  status: number;
+}

@@ -1,0 +1,23 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiExtension, ApiParam } from '@nestjs/swagger';
+import { INT64_MAX } from './int64-id.pipe.js';
+
+/** Marks an operation added beyond the original interface (contract: may still change). */
+export const Experimental = (): MethodDecorator => ApiExtension('x-stability', 'experimental');
+
+/** Documents an int64 path id the way Int64IdPipe accepts it. */
+export const ApiInt64IdParam = (name: string, description: string): MethodDecorator =>
+  applyDecorators(
+    ApiParam({
+      name,
+      description,
+      required: true,
+      schema: {
+        type: 'integer',
+        format: 'int64',
+        minimum: 1,
+        maximum: Number(INT64_MAX),
+        example: 1,
+      },
+    }),
+  );

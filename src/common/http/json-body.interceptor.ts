@@ -1,0 +1,74 @@
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { json } from 'express';
+import type { Request, Response } from 'express';
+import { Observable, from, switchMap } from 'rxjs';
+import {
+  MalformedJsonError,
+  PayloadTooLargeError,
+  UnsupportedMediaTypeError,
+  ValidationFailedError,
+} from '../errors/domain-error.js';
+
+export const MAX_BODY_BYTES = 16 * 1024;
+const MAX_BODY_DEPTH = 32;
+
+// strict: false lets `5` or `"x"` parse, so they are answered VALIDATION_FAILED (not an
+// object) rather than MALFORMED_JSON (not JSON).
+const parseJson = json({ limit: MAX_BODY_BYTES, strict: false, type: () => true });
+
+/**
+ * Reads a route's JSON body. Parsing sits in an interceptor, not global middleware, so it
+ * runs after the guards: an unauthenticated request is refused before its body is read.
+ */
+@Injectable()
+export class JsonBodyInterceptor implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const http = context.switchToHttp();
+    return from(readJsonObject(http.getRequest<Request>(), http.getResponse<Response>())).pipe(
+      switchMap(() => next.handle()),
+    );
+  }
+}
+
+async function readJsonObject(request: Request, response: Response): Promise<void> {
+  if (request.is('application/json') !== 'application/json') {
+    throw new UnsupportedMediaTypeError();
+  }
+  await new Promise<void>((resolve, reject) => {
+    parseJson(request, response, (error?: unknown) =>
+      error ? reject(toBodyError(error)) : resolve(),
+    );
+  });
+  const body: unknown = request.body;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ValidationFailedError('The request body must be a JSON object.');
+  }
+  checkShape(body, 1);
+}
+
+function toBodyError(error: unknown): Error {
+  const status = (error as { status?: number }).status;
+  if (status === 413) return new PayloadTooLargeError(MAX_BODY_BYTES);
+  if (status === 415) return new UnsupportedMediaTypeError();
+  return new MalformedJsonError();
+}
+
+/**
+ * Refuses what the validator should never have to walk: nesting deep enough to exhaust the
+ * stack, and `__proto__` keys, which object-mapping code would turn into a prototype.
+ */
+function checkShape(value: object, depth: number): void {
+  if (depth > MAX_BODY_DEPTH) {
+    throw new ValidationFailedError(
+      `The request body is nested more than ${MAX_BODY_DEPTH} levels deep.`,
+    );
+  }
+  for (const [key, child] of Object.entries(value)) {
+    if (key === '__proto__') {
+      throw new ValidationFailedError('property __proto__ should not exist');
+    }
+    if (typeof child === 'object' && child !== null) {
+      checkShape(child as object, depth + 1);
+    }
+  }
+}

@@ -1,0 +1,175 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+/** Everything the service reads from its environment, validated and typed once at start-up. */
+export interface AppConfig {
+  port: number;
+  /** Unset: the service runs its own embedded PostgreSQL under `dataDir`. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  embeddedPostgresPort: number;
+  seedDemo: boolean;
+  bootstrapApiKey: string | undefined;
+  publicBaseUrl: string | undefined;
+  stagingBaseUrl: string | undefined;
+  changelogUrl: string;
+  /** When GET /pets/{petId} was deprecated and when it goes away (contract section 5). */
+  petsDeprecatedAt: Date;
+  petsSunsetAt: Date;
+  logLevel: LogLevel;
+  db: {
+    poolSize: number;
+    connectTimeoutMs: number;
+    statementTimeoutMs: number;
+    /** Run pending migrations at start-up (under an advisory lock). */
+    migrateOnStart: boolean;
+  };
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** The Nest logger levels that LOG_LEVEL enables. */
+export function nestLogLevels(
+  level: LogLevel,
+): Array<'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose'> {
+  const order = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'] as const;
+  const cut = { silent: 0, fatal: 1, error: 2, warn: 3, info: 4, debug: 5, trace: 6 }[level];
+  return order.slice(0, cut);
+}
+
+/** A configuration value that stops the process: the message names the variable. */
+export class ConfigError extends Error {
+  constructor(variable: string, problem: string) {
+    super(`Invalid configuration: ${variable} ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export const CONFIG_DEFAULTS = {
+  PORT: 3000,
+  PETSTORE_DATA_DIR: '.data',
+  EMBEDDED_PG_PORT: 54329,
+  CHANGELOG_URL: 'https://petstore.example/changelog',
+  PETS_DEPRECATED_AT: '2026-11-01T00:00:00Z',
+  PETS_SUNSET_AT: '2027-05-01T00:00:00Z',
+  LOG_LEVEL: 'info',
+  DB_POOL_SIZE: 10,
+  DB_CONNECT_TIMEOUT_MS: 2000,
+  DB_STATEMENT_TIMEOUT_MS: 5000,
+} as const;
+
+type Env = Record<string, string | undefined>;
+
+/** Reads `.env` in the working directory when present; variables already set win. */
+export function loadDotEnv(path = resolve('.env')): void {
+  if (existsSync(path)) {
+    process.loadEnvFile(path);
+  }
+}
+
+export function loadConfig(env: Env = process.env): AppConfig {
+  const read = new EnvReader(env);
+  const databaseUrl = read.url('DATABASE_URL', ['postgres:', 'postgresql:']);
+  const petsDeprecatedAt = read.date('PETS_DEPRECATED_AT', CONFIG_DEFAULTS.PETS_DEPRECATED_AT);
+  const petsSunsetAt = read.date('PETS_SUNSET_AT', CONFIG_DEFAULTS.PETS_SUNSET_AT);
+  if (petsSunsetAt < petsDeprecatedAt) {
+    // RFC 9745 section 4: a resource cannot go away before it is deprecated.
+    throw new ConfigError('PETS_SUNSET_AT', 'must not be earlier than PETS_DEPRECATED_AT');
+  }
+  const bootstrapApiKey = read.string('BOOTSTRAP_API_KEY');
+  if (bootstrapApiKey !== undefined && !/^psk_[A-Za-z0-9_-]{22,128}$/.test(bootstrapApiKey)) {
+    throw new ConfigError(
+      'BOOTSTRAP_API_KEY',
+      'must be "psk_" followed by 22 to 128 characters of [A-Za-z0-9_-] (at least 128 bits)',
+    );
+  }
+  return {
+    port: read.int('PORT', CONFIG_DEFAULTS.PORT, 0, 65535),
+    databaseUrl,
+    dataDir: resolve(read.string('PETSTORE_DATA_DIR') ?? CONFIG_DEFAULTS.PETSTORE_DATA_DIR),
+    embeddedPostgresPort: read.int('EMBEDDED_PG_PORT', CONFIG_DEFAULTS.EMBEDDED_PG_PORT, 1, 65535),
+    seedDemo: read.bool('SEED_DEMO', databaseUrl === undefined),
+    bootstrapApiKey,
+    publicBaseUrl: read.url('PUBLIC_BASE_URL', ['http:', 'https:']),
+    stagingBaseUrl: read.url('STAGING_BASE_URL', ['http:', 'https:']),
+    changelogUrl: read.url('CHANGELOG_URL', ['http:', 'https:']) ?? CONFIG_DEFAULTS.CHANGELOG_URL,
+    petsDeprecatedAt,
+    petsSunsetAt,
+    logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, CONFIG_DEFAULTS.LOG_LEVEL),
+    db: {
+      poolSize: read.int('DB_POOL_SIZE', CONFIG_DEFAULTS.DB_POOL_SIZE, 1, 1000),
+      connectTimeoutMs: read.int(
+        'DB_CONNECT_TIMEOUT_MS',
+        CONFIG_DEFAULTS.DB_CONNECT_TIMEOUT_MS,
+        100,
+        600_000,
+      ),
+      statementTimeoutMs: read.int(
+        'DB_STATEMENT_TIMEOUT_MS',
+        CONFIG_DEFAULTS.DB_STATEMENT_TIMEOUT_MS,
+        100,
+        3_600_000,
+      ),
+      migrateOnStart: read.bool('MIGRATE_ON_START', true),
+    },
+  };
+}
+
+class EnvReader {
+  constructor(private readonly env: Env) {}
+
+  string(name: string): string | undefined {
+    const value = this.env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  }
+
+  int(name: string, fallback: number, min: number, max: number): number {
+    const raw = this.string(name);
+    if (raw === undefined) return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      throw new ConfigError(name, `must be a whole number from ${min} to ${max} (got "${raw}")`);
+    }
+    return Number(raw);
+  }
+
+  bool(name: string, fallback: boolean): boolean {
+    const raw = this.string(name)?.toLowerCase();
+    if (raw === undefined) return fallback;
+    if (['true', '1', 'yes'].includes(raw)) return true;
+    if (['false', '0', 'no'].includes(raw)) return false;
+    throw new ConfigError(name, `must be true or false (got "${raw}")`);
+  }
+
+  url(name: string, protocols: string[]): string | undefined {
+    const raw = this.string(name);
+    if (raw === undefined) return undefined;
+    let parsed: URL;
+    try {
+      parsed = new URL(raw);
+    } catch {
+      throw new ConfigError(name, 'must be a URL');
+    }
+    if (!protocols.includes(parsed.protocol)) {
+      throw new ConfigError(name, `must be a ${protocols.join(' or ')} URL`);
+    }
+    return raw;
+  }
+
+  date(name: string, fallback: string): Date {
+    const raw = this.string(name) ?? fallback;
+    const date = new Date(raw);
+    if (!/^\d{4}-\d{2}-\d{2}/.test(raw) || Number.isNaN(date.getTime())) {
+      throw new ConfigError(name, `must be an ISO 8601 date-time (got "${raw}")`);
+    }
+    return date;
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const raw = this.string(name)?.toLowerCase() ?? fallback;
+    if (!(allowed as readonly string[]).includes(raw)) {
+      throw new ConfigError(name, `must be one of ${allowed.join(', ')} (got "${raw}")`);
+    }
+    return raw as T;
+  }
+}

@@ -1,0 +1,15 @@
+import { DataSource } from 'typeorm';
+import { loadConfig, loadDotEnv } from '../config/app-config.js';
+import { typeOrmOptions } from './typeorm-options.js';
+
+/**
+ * The DataSource the TypeORM CLI uses (`npm run migration:*`). It needs DATABASE_URL; for
+ * the embedded database, use `npm run migration:run`, which starts it.
+ */
+loadDotEnv();
+const config = loadConfig();
+if (!config.databaseUrl) {
+  throw new Error('DATABASE_URL is not set: the TypeORM CLI needs a PostgreSQL server to talk to.');
+}
+
+export default new DataSource(await typeOrmOptions(config.databaseUrl, config.db));

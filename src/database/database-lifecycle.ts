@@ -1,0 +1,30 @@
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { AppConfig } from '../config/app-config.js';
+import { InjectConfig } from '../config/app-config.provider.js';
+import { seedDemoData } from './demo-seed.js';
+import { runMigrationsLocked } from './migrate.js';
+
+/** Brings the schema up to date, then loads demo data when asked, before the app serves. */
+@Injectable()
+export class DatabaseLifecycle implements OnModuleInit {
+  private readonly logger = new Logger('Database');
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @InjectConfig() private readonly config: AppConfig,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    if (this.config.db.migrateOnStart) {
+      const applied = await runMigrationsLocked(this.dataSource);
+      if (applied.length > 0) {
+        this.logger.log(`applied migrations: ${applied.join(', ')}`);
+      }
+    }
+    if (this.config.seedDemo && (await seedDemoData(this.dataSource.manager))) {
+      this.logger.log('loaded the demo data');
+    }
+  }
+}

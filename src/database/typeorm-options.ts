@@ -1,0 +1,42 @@
+import { join } from 'node:path';
+import type { DataSourceOptions, MigrationInterface } from 'typeorm';
+import type { AppConfig } from '../config/app-config.js';
+
+type MigrationClass = new () => MigrationInterface;
+
+/**
+ * The migration classes from migrations/index. Compiled code finds them in dist/migrations;
+ * tests (ts-jest) load the TypeScript sources from the top-level migrations/ folder. Classes,
+ * not a glob, because TypeORM's own file loader cannot load TypeScript under Jest.
+ */
+export async function loadMigrations(): Promise<MigrationClass[]> {
+  const compiled = import.meta.filename.endsWith('.js');
+  const index = compiled
+    ? join(import.meta.dirname, '..', 'migrations', 'index.js')
+    : join(import.meta.dirname, '..', '..', 'migrations', 'index.ts');
+  const module = (await import(index)) as { migrations: MigrationClass[] };
+  return module.migrations;
+}
+
+export const MIGRATIONS_TABLE = 'typeorm_migrations';
+
+/** TypeORM options shared by the app, the CLI and the tests. */
+export async function typeOrmOptions(url: string, db: AppConfig['db']): Promise<DataSourceOptions> {
+  return {
+    type: 'postgres',
+    url,
+    synchronize: false,
+    migrationsRun: false,
+    migrations: await loadMigrations(),
+    migrationsTableName: MIGRATIONS_TABLE,
+    applicationName: 'petstore-api',
+    poolSize: db.poolSize,
+    connectTimeoutMS: db.connectTimeoutMs,
+    extra: {
+      // Nothing waits forever: a stuck query or an exhausted pool fails fast instead.
+      statement_timeout: db.statementTimeoutMs,
+      idle_in_transaction_session_timeout: db.statementTimeoutMs * 2,
+      connectionTimeoutMillis: db.connectTimeoutMs,
+    },
+  };
+}

@@ -1,0 +1,55 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { INT64_MAX } from '../../common/http/int64-id.pipe.js';
+import { OrderStatus, type Order } from '../order.entity.js';
+import { isComplete } from '../order-transitions.js';
+
+export class OrderDto {
+  @ApiProperty({
+    type: 'integer',
+    format: 'int64',
+    minimum: 1,
+    maximum: Number(INT64_MAX),
+    example: 42,
+  })
+  id: number;
+
+  @ApiProperty({
+    type: 'integer',
+    format: 'int64',
+    minimum: 1,
+    maximum: Number(INT64_MAX),
+    example: 7,
+  })
+  petId: number;
+
+  @ApiProperty({ type: 'integer', format: 'int32', minimum: 1, maximum: 1000, example: 2 })
+  quantity: number;
+
+  @ApiPropertyOptional({
+    type: 'string',
+    format: 'date-time',
+    example: '2026-11-21T10:00:00.000Z',
+    description: 'Expected or actual ship date (UTC); omitted when unknown.',
+  })
+  shipDate?: string;
+
+  @ApiProperty({ description: 'false until the order ships, then true', example: false })
+  complete: boolean;
+
+  @ApiProperty({ enum: OrderStatus, enumName: 'OrderStatus', example: OrderStatus.Pending })
+  status: OrderStatus;
+
+  static from(order: Order): OrderDto {
+    const dto: OrderDto = {
+      id: order.id,
+      petId: order.petId,
+      quantity: order.quantity,
+      complete: isComplete(order.status),
+      status: order.status,
+    };
+    if (order.shipDate) {
+      dto.shipDate = order.shipDate.toISOString();
+    }
+    return dto;
+  }
+}

@@ -1,0 +1,131 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  HttpStatus,
+  Param,
+  Post,
+  Res,
+  UseInterceptors,
+} from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { Response } from 'express';
+import { ApiErrorResponses } from '../common/errors/api-error-responses.decorator.js';
+import { ErrorCode } from '../common/errors/error-code.js';
+import { ApiInt64IdParam, Experimental } from '../common/http/api-decorators.js';
+import { Int64IdPipe } from '../common/http/int64-id.pipe.js';
+import { JsonBodyInterceptor } from '../common/http/json-body.interceptor.js';
+import { OrderDto } from './dto/order.dto.js';
+import { PlaceOrderDto } from './dto/place-order.dto.js';
+import { StoreService } from './store.service.js';
+
+@ApiTags('store')
+@ApiBearerAuth()
+@Controller('store/orders')
+export class StoreController {
+  constructor(private readonly store: StoreService) {}
+
+  @Get()
+  @ApiOperation({
+    operationId: 'listOrders',
+    summary: 'List every order, by id ascending',
+    description: 'No filtering or pagination in v1: every order, cancelled ones included.',
+  })
+  @ApiOkResponse({ type: [OrderDto] })
+  @ApiErrorResponses()
+  async list(): Promise<OrderDto[]> {
+    return (await this.store.listAll()).map((order) => OrderDto.from(order));
+  }
+
+  @Post()
+  @HttpCode(HttpStatus.CREATED)
+  @UseInterceptors(JsonBodyInterceptor)
+  @Experimental()
+  @ApiOperation({ operationId: 'placeOrder', summary: 'Place an order (pending)' })
+  @ApiCreatedResponse({
+    type: OrderDto,
+    headers: {
+      Location: {
+        description: 'Path of the new order',
+        schema: { type: 'string', example: '/v1/store/orders/42' },
+      },
+    },
+  })
+  @ApiErrorResponses(
+    ErrorCode.VALIDATION_FAILED,
+    ErrorCode.MALFORMED_JSON,
+    ErrorCode.PAYLOAD_TOO_LARGE,
+    ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+    { code: ErrorCode.PET_NOT_FOUND, status: HttpStatus.UNPROCESSABLE_ENTITY },
+  )
+  async place(
+    @Body() body: PlaceOrderDto,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<OrderDto> {
+    const order = await this.store.place({
+      petId: body.petId,
+      quantity: body.quantity,
+      shipDate: body.shipDate === undefined ? undefined : new Date(body.shipDate),
+    });
+    response.location(`/v1/store/orders/${order.id}`);
+    return OrderDto.from(order);
+  }
+
+  @Get(':orderId')
+  @Experimental()
+  @ApiOperation({ operationId: 'getOrderById', summary: 'Read one order' })
+  @ApiInt64IdParam('orderId', 'Identifier of the order')
+  @ApiOkResponse({ type: OrderDto })
+  @ApiErrorResponses(ErrorCode.VALIDATION_FAILED, ErrorCode.ORDER_NOT_FOUND)
+  async getById(@Param('orderId', Int64IdPipe) orderId: string): Promise<OrderDto> {
+    return OrderDto.from(await this.store.getById(orderId));
+  }
+
+  @Post(':orderId/ship')
+  @HttpCode(HttpStatus.OK)
+  @Experimental()
+  @ApiOperation({
+    operationId: 'shipOrder',
+    summary: 'Ship a pending order',
+    description:
+      'Sets status shipped, complete true and shipDate now. Shipping a shipped order changes nothing.',
+  })
+  @ApiInt64IdParam('orderId', 'Identifier of the order to ship')
+  @ApiOkResponse({ type: OrderDto })
+  @ApiErrorResponses(
+    ErrorCode.VALIDATION_FAILED,
+    ErrorCode.ORDER_NOT_FOUND,
+    ErrorCode.ORDER_NOT_PENDING,
+  )
+  async ship(@Param('orderId', Int64IdPipe) orderId: string): Promise<OrderDto> {
+    return OrderDto.from(await this.store.ship(orderId));
+  }
+
+  @Delete(':orderId')
+  @HttpCode(HttpStatus.NO_CONTENT)
+  @ApiOperation({
+    operationId: 'cancelOrder',
+    summary: 'Cancel a pending order',
+    description:
+      'The order is kept with status cancelled. Cancelling a cancelled order answers 204 again; a shipped order cannot be cancelled.',
+  })
+  @ApiInt64IdParam('orderId', 'Identifier of the order to cancel')
+  @ApiNoContentResponse({ description: 'Cancelled (or already cancelled)' })
+  @ApiErrorResponses(
+    ErrorCode.VALIDATION_FAILED,
+    ErrorCode.ORDER_NOT_FOUND,
+    ErrorCode.ORDER_ALREADY_SHIPPED,
+  )
+  async cancel(@Param('orderId', Int64IdPipe) orderId: string): Promise<void> {
+    await this.store.cancel(orderId);
+  }
+}

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { OrderEntity } from './order.entity.js';
+import { OrderRepository } from './order.repository.js';
+import { StoreController } from './store.controller.js';
+import { StoreService } from './store.service.js';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([OrderEntity])],
+  controllers: [StoreController],
+  providers: [OrderRepository, StoreService],
+})
+export class StoreModule {}

@@ -1,0 +1,337 @@
+import { countRows, insertOrder, insertPet, orderStatus } from './support/factories.js';
+import { createTestApp, type TestApp } from './support/test-app.js';
+
+describe('store orders (e2e)', () => {
+  let t: TestApp;
+  let petId: number;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    petId = await insertPet(t.db, { name: 'Rex' });
+  });
+  afterAll(() => t.close());
+
+  describe('GET /v1/store/orders (listOrders)', () => {
+    it('lists every order by id ascending, cancelled and shipped ones included', async () => {
+      const pending = await insertOrder(t.db, { petId, quantity: 3 });
+      const shipped = await insertOrder(t.db, {
+        petId,
+        status: 'shipped',
+        shipDate: new Date('2026-11-20T10:00:00Z'),
+      });
+      const cancelled = await insertOrder(t.db, { petId, status: 'cancelled' });
+
+      const res = await t.http.get('/v1/store/orders').set('Authorization', t.auth).expect(200);
+      t.spec.check('listOrders', res);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      const ids = (res.body as Array<{ id: number }>).map((order) => order.id);
+      expect(ids).toEqual([...ids].sort((a, b) => a - b));
+      const byId = new Map((res.body as Array<{ id: number }>).map((order) => [order.id, order]));
+      expect(byId.get(pending)).toEqual({
+        id: pending,
+        petId,
+        quantity: 3,
+        complete: false,
+        status: 'pending',
+      });
+      expect(byId.get(shipped)).toEqual({
+        id: shipped,
+        petId,
+        quantity: 1,
+        shipDate: '2026-11-20T10:00:00.000Z',
+        complete: true,
+        status: 'shipped',
+      });
+      expect(byId.get(cancelled)).toMatchObject({ status: 'cancelled', complete: false });
+      expect(res.body).toHaveLength(await countRows(t.db, 'orders'));
+    });
+  });
+
+  describe('POST /v1/store/orders (placeOrder)', () => {
+    it('places a pending order and points Location at it', async () => {
+      const res = await t.http
+        .post('/v1/store/orders')
+        .set('Authorization', t.auth)
+        .send({ petId, quantity: 2, shipDate: '2026-12-01T09:30:00+01:00' })
+        .expect(201);
+      t.spec.check('placeOrder', res);
+      expect(res.body).toEqual({
+        id: expect.any(Number),
+        petId,
+        quantity: 2,
+        shipDate: '2026-12-01T08:30:00.000Z',
+        complete: false,
+        status: 'pending',
+      });
+      expect(res.headers.location).toBe(`/v1/store/orders/${res.body.id}`);
+      const read = await t.http.get(res.headers.location).set('Authorization', t.auth).expect(200);
+      expect(read.body).toEqual(res.body);
+    });
+
+    it('omits shipDate when none was given', async () => {
+      const res = await t.http
+        .post('/v1/store/orders')
+        .set('Authorization', t.auth)
+        .send({ petId, quantity: 1 })
+        .expect(201);
+      expect(res.body).not.toHaveProperty('shipDate');
+    });
+
+    it('answers 422 PET_NOT_FOUND for a pet that does not exist, and writes nothing', async () => {
+      const before = await countRows(t.db, 'orders');
+      // Sent as text: past 2^53 a JavaScript number could not even hold these ids.
+      for (const missing of ['987654321', '9007199254740993', '9223372036854775807']) {
+        const res = await t.http
+          .post('/v1/store/orders')
+          .set('Authorization', t.auth)
+          .send(`{"petId": ${missing}, "quantity": 1}`)
+          .set('Content-Type', 'application/json')
+          .expect(422);
+        t.spec.check('placeOrder', res);
+        expect(res.body).toEqual({
+          code: 'PET_NOT_FOUND',
+          message: expect.any(String),
+          status: 422,
+        });
+      }
+      expect(await countRows(t.db, 'orders')).toBe(before);
+    });
+
+    it.each([
+      [{ quantity: 1 }, 'petId'],
+      [{ petId: 1 }, 'quantity'],
+      [{ petId: '1', quantity: 1 }, 'petId'],
+      [{ petId: 1, quantity: '5' }, 'quantity'],
+      [{ petId: 1.5, quantity: 1 }, 'petId'],
+      [{ petId: 0, quantity: 1 }, 'petId'],
+      [{ petId: -3, quantity: 1 }, 'petId'],
+      [{ petId: 1, quantity: 0 }, 'quantity'],
+      [{ petId: 1, quantity: 1001 }, 'quantity'],
+      [{ petId: 1, quantity: null }, 'quantity'],
+      [{ petId: 1, quantity: 1, shipDate: 'tomorrow' }, 'shipDate'],
+      [{ petId: 1, quantity: 1, shipDate: '2026-12-01T09:30:00' }, 'shipDate'],
+      [{ petId: 1, quantity: 1, shipDate: '2026-02-30T09:30:00Z' }, 'shipDate'],
+      [{ petId: 1, quantity: 1, shipDate: 1700000000 }, 'shipDate'],
+      [{ petId: 1, quantity: 1, status: 'shipped' }, 'status'],
+      [{ petId: 1, quantity: 1, complete: true }, 'complete'],
+      [{ petId: 1, quantity: 1, id: 5 }, 'id'],
+    ])('answers 400 VALIDATION_FAILED naming the field for %j', async (body, field) => {
+      const before = await countRows(t.db, 'orders');
+      const res = await t.http
+        .post('/v1/store/orders')
+        .set('Authorization', t.auth)
+        .send(body)
+        .expect(400);
+      t.spec.check('placeOrder', res);
+      expect(res.body.code).toBe('VALIDATION_FAILED');
+      expect(res.body.message).toContain(field);
+      expect(await countRows(t.db, 'orders')).toBe(before);
+    });
+  });
+
+  describe('GET /v1/store/orders/{orderId} (getOrderById)', () => {
+    it('reads one order', async () => {
+      const id = await insertOrder(t.db, { petId, quantity: 4 });
+      const res = await t.http
+        .get(`/v1/store/orders/${id}`)
+        .set('Authorization', t.auth)
+        .expect(200);
+      t.spec.check('getOrderById', res);
+      expect(res.body).toEqual({ id, petId, quantity: 4, complete: false, status: 'pending' });
+    });
+
+    it.each(['123456789', '9223372036854775807'])(
+      'answers 404 ORDER_NOT_FOUND for absent id %s',
+      async (id) => {
+        const res = await t.http
+          .get(`/v1/store/orders/${id}`)
+          .set('Authorization', t.auth)
+          .expect(404);
+        t.spec.check('getOrderById', res);
+        expect(res.body).toEqual({
+          code: 'ORDER_NOT_FOUND',
+          message: `Order ${id} does not exist.`,
+          status: 404,
+        });
+      },
+    );
+  });
+
+  describe('DELETE /v1/store/orders/{orderId} (cancelOrder)', () => {
+    it('cancels a pending order and keeps it listed as cancelled', async () => {
+      const id = await insertOrder(t.db, { petId });
+      const res = await t.http
+        .delete(`/v1/store/orders/${id}`)
+        .set('Authorization', t.auth)
+        .expect(204);
+      t.spec.check('cancelOrder', res);
+      expect(res.text).toBe('');
+      expect(await orderStatus(t.db, id)).toBe('cancelled');
+      const list = await t.http.get('/v1/store/orders').set('Authorization', t.auth).expect(200);
+      expect(list.body).toContainEqual({
+        id,
+        petId,
+        quantity: 1,
+        complete: false,
+        status: 'cancelled',
+      });
+    });
+
+    it('answers 204 again for a cancelled order and changes nothing', async () => {
+      const id = await insertOrder(t.db, { petId, status: 'cancelled' });
+      const res = await t.http
+        .delete(`/v1/store/orders/${id}`)
+        .set('Authorization', t.auth)
+        .expect(204);
+      t.spec.check('cancelOrder', res);
+      expect(await orderStatus(t.db, id)).toBe('cancelled');
+    });
+
+    it('refuses to cancel a shipped order with 409 ORDER_ALREADY_SHIPPED', async () => {
+      const id = await insertOrder(t.db, { petId, status: 'shipped' });
+      const res = await t.http
+        .delete(`/v1/store/orders/${id}`)
+        .set('Authorization', t.auth)
+        .expect(409);
+      t.spec.check('cancelOrder', res);
+      expect(res.body).toEqual({
+        code: 'ORDER_ALREADY_SHIPPED',
+        message: expect.any(String),
+        status: 409,
+      });
+      expect(await orderStatus(t.db, id)).toBe('shipped');
+    });
+
+    it.each(['424242424', '9223372036854775807'])(
+      'answers 404 ORDER_NOT_FOUND for absent id %s',
+      async (id) => {
+        const res = await t.http
+          .delete(`/v1/store/orders/${id}`)
+          .set('Authorization', t.auth)
+          .expect(404);
+        t.spec.check('cancelOrder', res);
+        expect(res.body.code).toBe('ORDER_NOT_FOUND');
+      },
+    );
+  });
+
+  describe('POST /v1/store/orders/{orderId}/ship (shipOrder)', () => {
+    it('ships a pending order: shipped, complete, shipDate now', async () => {
+      const id = await insertOrder(t.db, { petId, shipDate: new Date('2030-01-01T00:00:00Z') });
+      const before = Date.now();
+      const res = await t.http
+        .post(`/v1/store/orders/${id}/ship`)
+        .set('Authorization', t.auth)
+        .expect(200);
+      t.spec.check('shipOrder', res);
+      expect(res.body).toMatchObject({ id, petId, status: 'shipped', complete: true });
+      const shipped = Date.parse(res.body.shipDate);
+      expect(shipped).toBeGreaterThanOrEqual(before - 5000);
+      expect(shipped).toBeLessThanOrEqual(Date.now() + 5000);
+    });
+
+    it('answers 200 with the order unchanged when it has already shipped', async () => {
+      const shipDate = new Date('2026-11-01T12:00:00Z');
+      const id = await insertOrder(t.db, { petId, status: 'shipped', shipDate });
+      const res = await t.http
+        .post(`/v1/store/orders/${id}/ship`)
+        .set('Authorization', t.auth)
+        .expect(200);
+      t.spec.check('shipOrder', res);
+      expect(res.body).toMatchObject({ status: 'shipped', shipDate: shipDate.toISOString() });
+    });
+
+    it('refuses to ship a cancelled order with 409 ORDER_NOT_PENDING', async () => {
+      const id = await insertOrder(t.db, { petId, status: 'cancelled' });
+      const res = await t.http
+        .post(`/v1/store/orders/${id}/ship`)
+        .set('Authorization', t.auth)
+        .expect(409);
+      t.spec.check('shipOrder', res);
+      expect(res.body.code).toBe('ORDER_NOT_PENDING');
+      expect(await orderStatus(t.db, id)).toBe('cancelled');
+    });
+
+    it('answers 404 ORDER_NOT_FOUND for an absent order', async () => {
+      const res = await t.http
+        .post('/v1/store/orders/77777777/ship')
+        .set('Authorization', t.auth)
+        .expect(404);
+      t.spec.check('shipOrder', res);
+      expect(res.body.code).toBe('ORDER_NOT_FOUND');
+    });
+  });
+
+  describe('bad path ids', () => {
+    const badIds = [
+      '0',
+      '-1',
+      '+1',
+      '1.0',
+      '1e3',
+      '0x10',
+      'abc',
+      '%201',
+      '1%20',
+      '01',
+      '9223372036854775808',
+      '99999999999999999999',
+    ];
+    const routes: Array<[string, 'get' | 'delete' | 'post', (id: string) => string]> = [
+      ['getOrderById', 'get', (id) => `/v1/store/orders/${id}`],
+      ['cancelOrder', 'delete', (id) => `/v1/store/orders/${id}`],
+      ['shipOrder', 'post', (id) => `/v1/store/orders/${id}/ship`],
+    ];
+    it.each(routes)(
+      '%s answers 400 VALIDATION_FAILED for every malformed id',
+      async (operationId, method, path) => {
+        for (const id of badIds) {
+          const res = await t.http[method](path(id)).set('Authorization', t.auth);
+          expect({ id, status: res.status, code: res.body.code }).toEqual({
+            id,
+            status: 400,
+            code: 'VALIDATION_FAILED',
+          });
+          t.spec.check(operationId, res);
+          expect(res.body.message).toContain('orderId');
+        }
+      },
+    );
+  });
+
+  describe('concurrency', () => {
+    it('parallel cancels and ships of one order make exactly one transition, never a 500', async () => {
+      for (let round = 0; round < 5; round++) {
+        const id = await insertOrder(t.db, { petId });
+        const requests = Array.from({ length: 10 }, (_, i) =>
+          i % 2 === 0
+            ? t.http.delete(`/v1/store/orders/${id}`).set('Authorization', t.auth)
+            : t.http.post(`/v1/store/orders/${id}/ship`).set('Authorization', t.auth),
+        );
+        const responses: Array<{ status: number }> = await Promise.all(requests);
+        const final = await orderStatus(t.db, id);
+        const cancels = responses.filter((_, i) => i % 2 === 0).map((res) => res.status);
+        const ships = responses.filter((_, i) => i % 2 === 1).map((res) => res.status);
+        if (final === 'cancelled') {
+          expect(cancels.every((status) => status === 204)).toBe(true);
+          expect(ships.every((status) => status === 409)).toBe(true);
+        } else {
+          expect(final).toBe('shipped');
+          expect(ships.every((status) => status === 200)).toBe(true);
+          expect(cancels.every((status) => status === 409)).toBe(true);
+        }
+      }
+    });
+
+    it('parallel cancels of one pending order all answer 204 and cancel it once', async () => {
+      const id = await insertOrder(t.db, { petId });
+      const responses: Array<{ status: number }> = await Promise.all(
+        Array.from({ length: 8 }, () =>
+          t.http.delete(`/v1/store/orders/${id}`).set('Authorization', t.auth),
+        ),
+      );
+      expect(responses.map((res) => res.status)).toEqual(Array(8).fill(204));
+      expect(await orderStatus(t.db, id)).toBe('cancelled');
+    });
+  });
+});

@@ -1,0 +1,97 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import formats from 'ajv-formats';
+import type { Response } from 'supertest';
+
+interface OpenApiDocument {
+  paths: Record<string, Record<string, Operation>>;
+  components?: { schemas?: Record<string, SchemaNode> };
+}
+interface Operation {
+  operationId?: string;
+  responses: Record<string, { content?: Record<string, { schema: SchemaNode }> }>;
+}
+type SchemaNode = { [key: string]: unknown };
+
+/**
+ * Checks responses against the service's own /docs-json, so the document cannot drift from
+ * behaviour: the status must be documented for the operation, and the body must match its
+ * schema with no keys beyond the documented ones (the contract says "exactly these keys").
+ */
+export class OpenApiValidator {
+  private readonly ajv = new Ajv({ strict: false, allErrors: true });
+  private readonly operations = new Map<string, Operation>();
+  private readonly compiled = new Map<string, ValidateFunction>();
+
+  constructor(document: OpenApiDocument) {
+    // ajv-formats is CommonJS; its `default` export is the plugin under ESM and TypeScript alike.
+    formats.default(this.ajv);
+    const schemas = structuredClone(document.components?.schemas ?? {});
+    for (const schema of Object.values(schemas)) closeObjects(schema);
+    this.ajv.addSchema({ $id: 'openapi', components: { schemas } });
+    for (const pathItem of Object.values(document.paths)) {
+      for (const operation of Object.values(pathItem)) {
+        if (operation.operationId) this.operations.set(operation.operationId, operation);
+      }
+    }
+  }
+
+  get operationIds(): string[] {
+    return [...this.operations.keys()];
+  }
+
+  /** Throws with a readable reason when `response` is not what `operationId` documents. */
+  check(operationId: string, response: Response): void {
+    const operation = this.operations.get(operationId);
+    if (!operation) throw new Error(`operation ${operationId} is not in /docs-json`);
+    const documented = operation.responses[String(response.status)];
+    if (!documented) {
+      throw new Error(
+        `${operationId} answered ${response.status}, which /docs-json does not document (body: ${response.text})`,
+      );
+    }
+    const schema = documented.content?.['application/json']?.schema;
+    if (!schema) {
+      if (response.text)
+        throw new Error(
+          `${operationId} ${response.status} documents no body but sent "${response.text}"`,
+        );
+      return;
+    }
+    const key = `${operationId}:${response.status}`;
+    let validate: ValidateFunction | undefined = this.compiled.get(key);
+    if (validate === undefined) {
+      const rooted = rerootRefs(structuredClone(schema));
+      closeObjects(rooted);
+      validate = this.ajv.compile(rooted);
+      this.compiled.set(key, validate);
+    }
+    if (!validate(response.body)) {
+      throw new Error(
+        `${operationId} ${response.status} body does not match /docs-json: ${this.ajv.errorsText(validate.errors)}\n` +
+          `body: ${response.text}`,
+      );
+    }
+  }
+}
+
+/** `#/components/schemas/X` → a reference into the schema registered as `openapi`. */
+function rerootRefs(node: SchemaNode): SchemaNode {
+  for (const [key, value] of Object.entries(node)) {
+    if (key === '$ref' && typeof value === 'string' && value.startsWith('#/')) {
+      node[key] = `openapi${value}`;
+    } else if (value && typeof value === 'object') {
+      rerootRefs(value as SchemaNode);
+    }
+  }
+  return node;
+}
+
+function closeObjects(node: SchemaNode): void {
+  if (node.type === 'object' && node.properties && node.additionalProperties === undefined) {
+    node.additionalProperties = false;
+  }
+  for (const value of Object.values(node)) {
+    if (value && typeof value === 'object') closeObjects(value as SchemaNode);
+  }
+  rerootRefs(node);
+}
