@@ -5,14 +5,9 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module.js';
 import { APP_OPTIONS, configureApp } from './app.setup.js';
 import { ApiKeysService } from './auth/api-keys.service.js';
-import {
-  ConfigError,
-  loadConfig,
-  loadDotEnv,
-  nestLogLevels,
-  type AppConfig,
-} from './config/app-config.js';
-import { openEmbeddedDatabase } from './database/embedded-database.js';
+import { nestLogLevels } from './config/app-config.js';
+import { readConfigOrExit } from './config/read-config.js';
+import { openDatabase } from './database/embedded-database.js';
 
 async function bootstrap(): Promise<void> {
   const config = readConfigOrExit();
@@ -20,11 +15,9 @@ async function bootstrap(): Promise<void> {
   const logger = new Logger('Bootstrap');
 
   // DATABASE_URL unset: run our own PostgreSQL (development); Ctrl-C stops it with us.
-  const embedded = config.databaseUrl ? null : await openEmbeddedDatabase(config, logger);
-  const databaseUrl = config.databaseUrl ?? embedded!.url;
-
+  const database = await openDatabase(config, logger);
   const app = await NestFactory.create<NestExpressApplication>(
-    AppModule.forRoot({ ...config, databaseUrl }),
+    AppModule.forRoot({ ...config, databaseUrl: database.url }),
     { ...APP_OPTIONS, logger: nestLogLevels(config.logLevel) },
   );
   configureApp(app, config);
@@ -33,8 +26,8 @@ async function bootstrap(): Promise<void> {
 
   const address = `http://localhost:${config.port}`;
   logger.log(`listening on ${address}/v1 — Swagger UI at ${address}/docs`);
-  if (embedded) {
-    const key = await app.get(ApiKeysService).ensureDevelopmentKey(embedded.devKeyFile);
+  if (database.embedded) {
+    const key = await app.get(ApiKeysService).ensureDevelopmentKey(database.embedded.devKeyFile);
     // Printed on purpose, once, for the developer at the keyboard; logs never carry keys.
     process.stdout.write(
       `\n  Pet store API (embedded PostgreSQL, data in ${config.dataDir})\n` +
@@ -42,19 +35,6 @@ async function bootstrap(): Promise<void> {
         `  Development key: ${key}\n` +
         `  Try it:          curl -H "Authorization: Bearer ${key}" ${address}/v1/store/orders\n\n`,
     );
-  }
-}
-
-function readConfigOrExit(): AppConfig {
-  loadDotEnv();
-  try {
-    return loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(1);
-    }
-    throw error;
   }
 }
 

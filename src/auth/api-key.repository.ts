@@ -32,11 +32,13 @@ export class ApiKeyRepository {
 
   /** Marks the key revoked; false when no such key exists. Revoking twice keeps the first date. */
   async revoke(id: number): Promise<boolean> {
-    const rows: unknown[] = await this.keys.query(
-      `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING id`,
-      [id],
-    );
-    return rows.length > 0;
+    const result = await this.keys
+      .createQueryBuilder()
+      .update()
+      .set({ revokedAt: () => 'COALESCE(revoked_at, now())' })
+      .where('id = :id', { id })
+      .execute();
+    return (result.affected ?? 0) > 0;
   }
 
   /** Un-revokes a key (used for BOOTSTRAP_API_KEY, which must work when configured). */

@@ -5,18 +5,25 @@ import { ensureDatabase, startEmbeddedPostgres } from './embedded-postgres.js';
 
 const DATABASE_NAME = 'petstore';
 
-export interface EmbeddedDatabase {
+/** The database a process talks to: DATABASE_URL, or the embedded development server. */
+export interface OpenedDatabase {
   url: string;
-  /** Where the development API key is kept. */
-  devKeyFile: string;
-  stop(): Promise<void>;
+  /** Set when the database is the embedded one. */
+  embedded: {
+    /** Where the development API key is kept. */
+    devKeyFile: string;
+    /** Stops the server if this process started it (a running service's server is left alone). */
+    stop(): Promise<void>;
+  } | null;
 }
 
-/** The development database under PETSTORE_DATA_DIR, started (or reused) on demand. */
-export async function openEmbeddedDatabase(
+export async function openDatabase(
   config: AppConfig,
   logger: LoggerService,
-): Promise<EmbeddedDatabase> {
+): Promise<OpenedDatabase> {
+  if (config.databaseUrl) {
+    return { url: config.databaseUrl, embedded: null };
+  }
   const server = await startEmbeddedPostgres({
     clusterDir: join(config.dataDir, 'postgres'),
     credentialsFile: join(config.dataDir, 'postgres-credentials.json'),
@@ -28,7 +35,6 @@ export async function openEmbeddedDatabase(
   await ensureDatabase(server.adminUrl, DATABASE_NAME);
   return {
     url: server.urlFor(DATABASE_NAME),
-    devKeyFile: join(config.dataDir, 'dev-api-key'),
-    stop: () => server.stop(),
+    embedded: { devKeyFile: join(config.dataDir, 'dev-api-key'), stop: () => server.stop() },
   };
 }

@@ -3,7 +3,7 @@ import { Test } from '@nestjs/testing';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import request from 'supertest';
-import { AppModule } from '../../src/app.module.js';
+import { AppModule, type RuntimeConfig } from '../../src/app.module.js';
 import { APP_OPTIONS, configureApp } from '../../src/app.setup.js';
 import { ApiKeysService } from '../../src/auth/api-keys.service.js';
 import { loadConfig, type AppConfig } from '../../src/config/app-config.js';
@@ -14,6 +14,9 @@ export interface TestApp {
   app: NestExpressApplication;
   /** supertest against the app's HTTP server. */
   http: ReturnType<typeof request>;
+  /** The app's database and its full configuration (for CLIs run against it). */
+  databaseUrl: string;
+  config: RuntimeConfig;
   /** Direct SQL on the app's database, for arranging data and checking what was written. */
   db: pg.Pool;
   /** A valid API key and its Authorization header value. */
@@ -54,6 +57,8 @@ export async function createTestApp(overrides: Partial<AppConfig> = {}): Promise
   const db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   return {
     app,
+    databaseUrl,
+    config,
     http,
     db,
     apiKey: key,

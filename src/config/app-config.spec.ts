@@ -1,0 +1,57 @@
+import { ConfigError, loadConfig, nestLogLevels } from './app-config.js';
+
+describe('loadConfig', () => {
+  it('applies the documented defaults to an empty environment', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      databaseUrl: undefined,
+      embeddedPostgresPort: 54329,
+      seedDemo: true,
+      logLevel: 'info',
+      changelogUrl: 'https://petstore.example/changelog',
+      db: { poolSize: 10, connectTimeoutMs: 2000, statementTimeoutMs: 5000, migrateOnStart: true },
+    });
+    expect(config.dataDir).toMatch(/\.data$/);
+    expect(config.petsSunsetAt.getTime()).toBeGreaterThan(config.petsDeprecatedAt.getTime());
+  });
+
+  it('loads no demo data by default when DATABASE_URL names a server', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@db:5432/petstore' }).seedDemo).toBe(false);
+    expect(
+      loadConfig({ DATABASE_URL: 'postgres://u@db:5432/petstore', SEED_DEMO: 'true' }).seedDemo,
+    ).toBe(true);
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL'],
+    [{ SEED_DEMO: 'maybe' }, 'SEED_DEMO'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ PUBLIC_BASE_URL: 'ftp://x' }, 'PUBLIC_BASE_URL'],
+    [{ BOOTSTRAP_API_KEY: 'secret' }, 'BOOTSTRAP_API_KEY'],
+    [{ PETS_SUNSET_AT: 'soon' }, 'PETS_SUNSET_AT'],
+    [
+      { PETS_DEPRECATED_AT: '2027-01-01T00:00:00Z', PETS_SUNSET_AT: '2026-01-01T00:00:00Z' },
+      'PETS_SUNSET_AT',
+    ],
+    [{ DB_POOL_SIZE: '0' }, 'DB_POOL_SIZE'],
+  ])('refuses %j with a one-line reason naming %s', (env, variable) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(new RegExp(`^Invalid configuration: ${variable} `));
+  });
+
+  it('accepts a well-formed bootstrap key', () => {
+    const key = `psk_${'a'.repeat(43)}`;
+    expect(loadConfig({ BOOTSTRAP_API_KEY: key }).bootstrapApiKey).toBe(key);
+  });
+
+  it('maps LOG_LEVEL onto Nest logger levels', () => {
+    expect(nestLogLevels('silent')).toEqual([]);
+    expect(nestLogLevels('warn')).toEqual(['fatal', 'error', 'warn']);
+    expect(nestLogLevels('info')).toEqual(['fatal', 'error', 'warn', 'log']);
+    expect(nestLogLevels('trace')).toContain('verbose');
+  });
+});
