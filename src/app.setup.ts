@@ -1,6 +1,8 @@
 import type { INestApplication, NestApplicationOptions } from '@nestjs/common';
+import type { Request, Response } from 'express';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { errorBody, routeNotFound } from './common/errors/all-exceptions.filter.js';
 import { createValidationPipe } from './common/http/validation.pipe.js';
 import { requestIdMiddleware } from './common/http/request-id.middleware.js';
 import type { AppConfig } from './config/app-config.js';
@@ -13,13 +15,27 @@ export const API_PREFIX = 'v1';
  */
 export const APP_OPTIONS: NestApplicationOptions = { bodyParser: false };
 
-/** Everything main.ts and the e2e tests do to the app alike, so the tests test what ships. */
-export function configureApp(app: NestExpressApplication, config: AppConfig): OpenAPIObject {
+/**
+ * Everything main.ts and the e2e tests do to the app alike, so the tests test what ships:
+ * configure, document, initialise (routes are registered), then catch what no route serves.
+ */
+export async function configureApp(
+  app: NestExpressApplication,
+  config: AppConfig,
+): Promise<OpenAPIObject> {
   app.disable('x-powered-by');
   app.use(requestIdMiddleware);
   app.setGlobalPrefix(API_PREFIX, { exclude: ['health/live', 'health/ready'] });
   app.useGlobalPipes(createValidationPipe());
-  return setupSwagger(app, config);
+  const document = setupSwagger(app, config);
+  await app.init();
+  // Nest's own not-found handler only covers the /v1 prefix; `/`, `/v2/…` and the rest get
+  // the same Error body here, after every route.
+  app.use((_request: Request, response: Response) => {
+    const error = routeNotFound();
+    response.status(error.status).json(errorBody(error));
+  });
+  return document;
 }
 
 /** `https://api.example` → `https://api.example/v1`; a URL already ending in /v1 is kept. */
@@ -37,7 +53,15 @@ function setupSwagger(app: INestApplication, config: AppConfig): OpenAPIObject {
         'the original interface and may still change. Errors always have the body `{code, message, status}`.',
     )
     .setVersion('1.0.0')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An API key: psk_…' }, 'bearer')
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'API key (psk_…)',
+        description: 'An API key: psk_ followed by 43 characters',
+      },
+      'bearer',
+    )
     .addSecurityRequirements('bearer')
     // A relative server works wherever this instance is reached, so "Try it out" does too.
     .addServer(`/${API_PREFIX}`, 'This instance');

@@ -20,7 +20,7 @@ async function bootstrap(): Promise<void> {
     AppModule.forRoot({ ...config, databaseUrl: database.url }),
     { ...APP_OPTIONS, logger: nestLogLevels(config.logLevel) },
   );
-  configureApp(app, config);
+  await configureApp(app, config);
   app.enableShutdownHooks();
   await app.listen(config.port);
 

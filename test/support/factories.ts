@@ -62,3 +62,24 @@ export async function orderStatus(db: Pool, id: number): Promise<string | undefi
   ]);
   return rows[0]?.status;
 }
+
+/** The stored name and description of a category, or undefined when there is no such row. */
+export async function categoryRow(
+  db: Pool,
+  id: number,
+): Promise<{ name: string; description: string | null } | undefined> {
+  const { rows } = await db.query<{ name: string; description: string | null }>(
+    'SELECT name, description FROM categories WHERE id = $1',
+    [id],
+  );
+  return rows[0];
+}
+
+/** How many categories are named `name`, ignoring case. */
+export async function countCategoriesNamed(db: Pool, name: string): Promise<number> {
+  const { rows } = await db.query<{ count: string }>(
+    'SELECT count(*) FROM categories WHERE lower(name) = lower($1)',
+    [name],
+  );
+  return Number(rows[0].count);
+}

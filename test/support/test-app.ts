@@ -10,32 +10,35 @@ import { loadConfig, type AppConfig } from '../../src/config/app-config.js';
 import { OpenApiValidator } from './openapi-validator.js';
 import { createTestDatabase, testRun } from './test-database.js';
 
-export interface TestApp {
+/** One running instance of the app. */
+export interface AppInstance {
   app: NestExpressApplication;
   /** supertest against the app's HTTP server. */
   http: ReturnType<typeof request>;
-  /** The app's database and its full configuration (for CLIs run against it). */
-  databaseUrl: string;
+  /** The full configuration it runs with (for CLIs run against its database). */
   config: RuntimeConfig;
+  close(): Promise<void>;
+}
+
+export interface TestApp extends AppInstance {
+  databaseUrl: string;
   /** Direct SQL on the app's database, for arranging data and checking what was written. */
   db: pg.Pool;
   /** A valid API key and its Authorization header value. */
   apiKey: string;
   auth: string;
   spec: OpenApiValidator;
-  close(): Promise<void>;
 }
 
 /**
- * The real app, built like main.ts builds it (same module, same configureApp), on a fresh
- * database of its own, with a real API key.
+ * An instance of the app on an existing database, built as main.ts builds it (same module,
+ * same configureApp): what a restart or a second replica sees.
  */
-export async function createTestApp(overrides: Partial<AppConfig> = {}): Promise<TestApp> {
-  const databaseUrl = await createTestDatabase(
-    `petstore_test_${testRun.runId()}_${randomBytes(4).toString('hex')}`,
-  );
-
-  const config = {
+export async function startAppInstance(
+  databaseUrl: string,
+  overrides: Partial<AppConfig> = {},
+): Promise<AppInstance> {
+  const config: RuntimeConfig = {
     ...loadConfig({ LOG_LEVEL: 'silent' }),
     seedDemo: false,
     ...overrides,
@@ -48,24 +51,28 @@ export async function createTestApp(overrides: Partial<AppConfig> = {}): Promise
     ...APP_OPTIONS,
     logger: false,
   });
-  configureApp(app, config);
-  await app.init();
+  await configureApp(app, config);
+  return { app, http: request(app.getHttpServer()), config, close: () => app.close() };
+}
 
-  const http = request(app.getHttpServer());
-  const { key } = await app.get(ApiKeysService).issue('e2e');
-  const spec = new OpenApiValidator((await http.get('/docs-json').expect(200)).body);
+/** The real app on a fresh database of its own, with a real API key. */
+export async function createTestApp(overrides: Partial<AppConfig> = {}): Promise<TestApp> {
+  const databaseUrl = await createTestDatabase(
+    `petstore_test_${testRun.runId()}_${randomBytes(4).toString('hex')}`,
+  );
+  const instance = await startAppInstance(databaseUrl, overrides);
+  const { key } = await instance.app.get(ApiKeysService).issue('e2e');
+  const spec = new OpenApiValidator((await instance.http.get('/docs-json').expect(200)).body);
   const db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   return {
-    app,
+    ...instance,
     databaseUrl,
-    config,
-    http,
     db,
     apiKey: key,
     auth: `Bearer ${key}`,
     spec,
     close: async () => {
-      await app.close();
+      await instance.close();
       await db.end();
     },
   };

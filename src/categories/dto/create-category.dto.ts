@@ -1,8 +1,10 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsString, Length, MaxLength, ValidateIf } from 'class-validator';
+import { IsString, ValidateIf } from 'class-validator';
+import { CodePointLength } from '../../common/http/code-point-length.validator.js';
 import { IsSafeText } from '../../common/http/safe-text.validator.js';
 
+@ApiSchema({ name: 'NewCategory' })
 export class CreateCategoryDto {
   @ApiProperty({
     minLength: 1,
@@ -12,7 +14,7 @@ export class CreateCategoryDto {
   })
   @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))
   @IsString()
-  @Length(1, 64)
+  @CodePointLength(1, 64)
   @IsSafeText()
   name: string;
 
@@ -20,7 +22,7 @@ export class CreateCategoryDto {
   // Optional, but null is a wrong type rather than "absent".
   @ValidateIf((_, value) => value !== undefined)
   @IsString()
-  @MaxLength(500)
+  @CodePointLength(0, 500)
   @IsSafeText({ allowLineBreaks: true })
   description?: string;
 }

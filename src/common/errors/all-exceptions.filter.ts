@@ -5,7 +5,14 @@ import { DomainError } from './domain-error.js';
 import { ERROR_STATUS, ErrorCode, codeForHttpStatus } from './error-code.js';
 import type { ErrorDto } from './error.dto.js';
 
-const ROUTE_NOT_FOUND_MESSAGE = 'No such route.';
+/** The answer for any path no route serves, inside /v1 or outside it. */
+export const routeNotFound = (): DomainError =>
+  new DomainError(ErrorCode.NOT_FOUND, 'No such route.');
+
+export function errorBody(error: DomainError): ErrorDto {
+  return { code: error.code, message: error.message, status: error.status };
+}
+
 const INTERNAL_MESSAGE = 'An unexpected error occurred; it has been logged.';
 
 /**
@@ -29,8 +36,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
       response.destroy();
       return;
     }
-    const body: ErrorDto = { code: error.code, message: error.message, status: error.status };
-    response.status(error.status).set(error.headers).json(body);
+    response.status(error.status).set(error.headers).json(errorBody(error));
   }
 
   private toDomainError(exception: unknown, request: Request): DomainError {
@@ -41,7 +47,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
       const status = exception.getStatus();
       const code = codeForHttpStatus(status);
       if (code === ErrorCode.NOT_FOUND) {
-        return new DomainError(code, ROUTE_NOT_FOUND_MESSAGE);
+        return routeNotFound();
       }
       if (code !== ErrorCode.INTERNAL_ERROR) {
         return new DomainError(code, exception.message, { status: ERROR_STATUS[code] });

@@ -1,7 +1,8 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { ErrorCode } from './error-code.js';
 
 /** The body of every error response. */
+@ApiSchema({ name: 'Error' })
 export class ErrorDto {
   @ApiProperty({ enum: ErrorCode, enumName: 'ErrorCode', example: ErrorCode.VALIDATION_FAILED })
   code: ErrorCode;

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiExtension, ApiParam } from '@nestjs/swagger';
-import { INT64_MAX } from './int64-id.pipe.js';
+import { MAX_ASSIGNED_ID } from './int64-id.pipe.js';
 
 /** Marks an operation added beyond the original interface (contract: may still change). */
 export const Experimental = (): MethodDecorator => ApiExtension('x-stability', 'experimental');
@@ -16,7 +16,7 @@ export const ApiInt64IdParam = (name: string, description: string): MethodDecora
         type: 'integer',
         format: 'int64',
         minimum: 1,
-        maximum: Number(INT64_MAX),
+        maximum: MAX_ASSIGNED_ID,
         example: 1,
       },
     }),

@@ -1,5 +1,5 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
-import { json } from 'express';
+import { json, type RequestHandler } from 'express';
 import type { Request, Response } from 'express';
 import { Observable, from, switchMap } from 'rxjs';
 import {
@@ -14,7 +14,15 @@ const MAX_BODY_DEPTH = 32;
 
 // strict: false lets `5` or `"x"` parse, so they are answered VALIDATION_FAILED (not an
 // object) rather than MALFORMED_JSON (not JSON).
-const parseJson = json({ limit: MAX_BODY_BYTES, strict: false, type: () => true });
+const parseJson = json({
+  limit: MAX_BODY_BYTES,
+  strict: false,
+  type: () => true,
+  // body-parser reads zero bytes as {}; zero bytes are not JSON.
+  verify: (_request, _response, raw) => {
+    if (raw.length === 0) throw Object.assign(new Error('empty body'), { status: 400 });
+  },
+}) as RequestHandler;
 
 /**
  * Reads a route's JSON body. Parsing sits in an interceptor, not global middleware, so it
@@ -40,6 +48,9 @@ async function readJsonObject(request: Request, response: Response): Promise<voi
     );
   });
   const body: unknown = request.body;
+  if (body === undefined) {
+    throw new MalformedJsonError();
+  }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new ValidationFailedError('The request body must be a JSON object.');
   }

@@ -1,13 +1,14 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { INT64_MAX } from '../../common/http/int64-id.pipe.js';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { MAX_ASSIGNED_ID } from '../../common/http/int64-id.pipe.js';
 import { PetStatus, type PetWithCategory } from '../pet.entity.js';
 
+@ApiSchema({ name: 'PetCategory' })
 export class PetCategoryDto {
   @ApiProperty({
     type: 'integer',
     format: 'int64',
     minimum: 1,
-    maximum: Number(INT64_MAX),
+    maximum: MAX_ASSIGNED_ID,
     example: 1,
   })
   id: number;
@@ -16,12 +17,13 @@ export class PetCategoryDto {
   name: string;
 }
 
+@ApiSchema({ name: 'Pet' })
 export class PetDto {
   @ApiProperty({
     type: 'integer',
     format: 'int64',
     minimum: 1,
-    maximum: Number(INT64_MAX),
+    maximum: MAX_ASSIGNED_ID,
     example: 7,
   })
   id: number;

@@ -1,14 +1,15 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { INT64_MAX } from '../../common/http/int64-id.pipe.js';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { MAX_ASSIGNED_ID } from '../../common/http/int64-id.pipe.js';
 import { OrderStatus, type Order } from '../order.entity.js';
 import { isComplete } from '../order-transitions.js';
 
+@ApiSchema({ name: 'Order' })
 export class OrderDto {
   @ApiProperty({
     type: 'integer',
     format: 'int64',
     minimum: 1,
-    maximum: Number(INT64_MAX),
+    maximum: MAX_ASSIGNED_ID,
     example: 42,
   })
   id: number;
@@ -17,7 +18,7 @@ export class OrderDto {
     type: 'integer',
     format: 'int64',
     minimum: 1,
-    maximum: Number(INT64_MAX),
+    maximum: MAX_ASSIGNED_ID,
     example: 7,
   })
   petId: number;

@@ -1,17 +1,18 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsISO8601, IsInt, Matches, Max, Min, ValidateIf } from 'class-validator';
-import { INT64_MAX } from '../../common/http/int64-id.pipe.js';
+import { INT64_MAX, MAX_ASSIGNED_ID } from '../../common/http/int64-id.pipe.js';
 
 /** ISO 8601 date-time with an explicit offset: a ship date without one would be ambiguous. */
 const DATE_TIME_WITH_OFFSET =
   /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 
+@ApiSchema({ name: 'NewOrder' })
 export class PlaceOrderDto {
   @ApiProperty({
     type: 'integer',
     format: 'int64',
     minimum: 1,
-    maximum: Number(INT64_MAX),
+    maximum: MAX_ASSIGNED_ID,
     example: 7,
   })
   @IsInt()

@@ -1,0 +1,297 @@
+import { createTestApp, type TestApp } from './support/test-app.js';
+
+interface MediaType {
+  schema?: { $ref?: string } & Record<string, unknown>;
+  example?: unknown;
+  examples?: Record<string, { value?: unknown }>;
+}
+interface Operation {
+  operationId?: string;
+  deprecated?: boolean;
+  security?: Array<Record<string, string[]>>;
+  responses: Record<string, { content?: Record<string, MediaType> }>;
+  'x-stability'?: string;
+}
+interface OpenApiDocument {
+  openapi: string;
+  info: { version: string };
+  servers?: Array<{ url: string }>;
+  security?: Array<Record<string, string[]>>;
+  paths: Record<string, Record<string, unknown>>;
+  components?: {
+    schemas?: Record<string, { properties?: Record<string, unknown>; required?: string[] }>;
+    securitySchemes?: Record<string, { type?: string; scheme?: string }>;
+  };
+}
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/** The operations table of the contract (section 3): operationId → method and relative path. */
+const CONTRACT_OPERATIONS = {
+  listOrders: 'get /store/orders',
+  placeOrder: 'post /store/orders',
+  getOrderById: 'get /store/orders/{orderId}',
+  shipOrder: 'post /store/orders/{orderId}/ship',
+  cancelOrder: 'delete /store/orders/{orderId}',
+  listCategories: 'get /categories',
+  createCategory: 'post /categories',
+  getPetById: 'get /pets/{petId}',
+};
+
+function operationsOf(
+  document: OpenApiDocument,
+): Array<{ id: string; method: string; path: string; operation: Operation }> {
+  return Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([method]) => HTTP_METHODS.includes(method))
+      .map(([method, operation]) => ({
+        id: String((operation as Operation).operationId),
+        method,
+        path,
+        operation: operation as Operation,
+      })),
+  );
+}
+
+/** The component schemas shaped like the contract's Error: properties code, message, status. */
+function errorSchemas(document: OpenApiDocument) {
+  return Object.entries(document.components?.schemas ?? {}).filter(
+    ([, schema]) =>
+      Object.keys(schema.properties ?? {})
+        .sort()
+        .join() === 'code,message,status',
+  );
+}
+
+async function fetchDocument(app: TestApp): Promise<OpenApiDocument> {
+  const res = await app.http.get('/docs-json').expect(200);
+  return res.body as OpenApiDocument;
+}
+
+describe('OpenAPI document and Swagger UI (e2e)', () => {
+  let t: TestApp;
+  let doc: OpenApiDocument;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    doc = await fetchDocument(t);
+  });
+  afterAll(() => t.close());
+
+  describe('GET /docs-json', () => {
+    it('is served without an API key as an OpenAPI 3 document of API version 1.0.0', async () => {
+      const res = await t.http.get('/docs-json').expect(200);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(res.body.openapi).toMatch(/^3\.\d+\.\d+$/);
+      expect(res.body.info.version).toBe('1.0.0');
+      expect(typeof res.body.info.title).toBe('string');
+    });
+
+    it("documents exactly the contract's eight operations, at their methods and paths", () => {
+      const documented = operationsOf(doc).map(({ id, method, path }) => [id, `${method} ${path}`]);
+      expect(documented).toHaveLength(8);
+      expect(Object.fromEntries(documented)).toEqual(CONTRACT_OPERATIONS);
+    });
+
+    it('writes paths relative to the /v1 base address', () => {
+      const paths = Object.keys(doc.paths);
+      expect(paths.sort()).toEqual([
+        '/categories',
+        '/pets/{petId}',
+        '/store/orders',
+        '/store/orders/{orderId}',
+        '/store/orders/{orderId}/ship',
+      ]);
+      for (const path of paths) expect(path).not.toMatch(/(^|\/)v1(\/|$)/);
+    });
+
+    it('leaves the health probes and the docs themselves out of the document', () => {
+      for (const path of Object.keys(doc.paths)) {
+        expect(path).not.toMatch(/health|docs/);
+      }
+    });
+
+    it('lists only this instance, at the relative /v1, when no other address is configured', () => {
+      expect(doc.servers?.map((server) => server.url)).toEqual(['/v1']);
+    });
+
+    it('lists this instance, then production and staging, each ending in /v1 exactly once', async () => {
+      const configured = await createTestApp({
+        publicBaseUrl: 'https://api.example.test',
+        stagingBaseUrl: 'https://staging.example.test/v1',
+      });
+      try {
+        const urls = (await fetchDocument(configured)).servers?.map((server) => server.url);
+        expect(urls).toEqual([
+          '/v1',
+          'https://api.example.test/v1',
+          'https://staging.example.test/v1',
+        ]);
+        for (const url of urls ?? []) {
+          expect(url).toMatch(/\/v1$/);
+          expect(url.match(/\/v1(?=\/|$)/g)).toHaveLength(1);
+        }
+      } finally {
+        await configured.close();
+      }
+    });
+
+    it('adds /v1 once to base addresses with a trailing slash or a path of their own', async () => {
+      const configured = await createTestApp({
+        publicBaseUrl: 'https://gateway.example.test/petstore/',
+        stagingBaseUrl: 'https://staging.example.test/v1/',
+      });
+      try {
+        const urls = (await fetchDocument(configured)).servers?.map((server) => server.url);
+        expect(urls).toEqual([
+          '/v1',
+          'https://gateway.example.test/petstore/v1',
+          'https://staging.example.test/v1',
+        ]);
+      } finally {
+        await configured.close();
+      }
+    });
+
+    it('requires a bearer API key on every operation, declared for the whole document', () => {
+      const bearerSchemes = Object.entries(doc.components?.securitySchemes ?? {})
+        .filter(([, scheme]) => scheme.type === 'http' && scheme.scheme?.toLowerCase() === 'bearer')
+        .map(([name]) => name);
+      expect(bearerSchemes).toHaveLength(1);
+      const [bearer] = bearerSchemes;
+      expect(doc.security).toEqual([{ [bearer]: [] }]);
+      for (const { id, operation } of operationsOf(doc)) {
+        // An operation may repeat the requirement, but never drop it (`[]` or `{}` = anonymous).
+        if (operation.security !== undefined) {
+          expect({ id, security: operation.security }).toEqual({
+            id,
+            security: [{ [bearer]: [] }],
+          });
+        }
+      }
+    });
+
+    it('marks placeOrder, getOrderById and shipOrder experimental, and no other operation', () => {
+      const experimental = operationsOf(doc)
+        .filter(({ operation }) => operation['x-stability'] === 'experimental')
+        .map(({ id }) => id);
+      expect(experimental.sort()).toEqual(['getOrderById', 'placeOrder', 'shipOrder']);
+    });
+
+    it('marks getPetById deprecated, and no other operation', () => {
+      const deprecated = operationsOf(doc)
+        .filter(({ operation }) => operation.deprecated === true)
+        .map(({ id }) => id);
+      expect(deprecated).toEqual(['getPetById']);
+    });
+
+    it('documents 401 on every operation', () => {
+      for (const { id, operation } of operationsOf(doc)) {
+        expect({ id, has401: '401' in operation.responses }).toEqual({ id, has401: true });
+      }
+    });
+
+    it('gives every response with a body a JSON schema, and 204 no body', () => {
+      for (const { id, operation } of operationsOf(doc)) {
+        for (const [status, response] of Object.entries(operation.responses)) {
+          const where = `${id} ${status}`;
+          if (status === '204') {
+            expect({ where, content: response.content }).toEqual({ where, content: undefined });
+            continue;
+          }
+          expect({ where, mediaTypes: Object.keys(response.content ?? {}) }).toEqual({
+            where,
+            mediaTypes: ['application/json'],
+          });
+          expect({
+            where,
+            hasSchema: response.content?.['application/json'].schema !== undefined,
+          }).toEqual({ where, hasSchema: true });
+        }
+      }
+    });
+
+    it('has one Error schema: exactly code, message and status, all required', () => {
+      const found = errorSchemas(doc);
+      expect(found).toHaveLength(1);
+      const [, schema] = found[0];
+      expect([...(schema.required ?? [])].sort()).toEqual(['code', 'message', 'status']);
+    });
+
+    it('documents every 4xx and 5xx with the Error schema and an example of its own status', () => {
+      const [errorSchemaName] = errorSchemas(doc).map(([name]) => name);
+      const errorRef = `#/components/schemas/${errorSchemaName}`;
+      let checked = 0;
+      for (const { id, operation } of operationsOf(doc)) {
+        for (const [status, response] of Object.entries(operation.responses)) {
+          if (!/^[45]\d\d$/.test(status)) continue;
+          const where = `${id} ${status}`;
+          const media = response.content?.['application/json'];
+          expect({ where, ref: media?.schema?.$ref }).toEqual({ where, ref: errorRef });
+          const examples = [
+            ...(media?.example === undefined ? [] : [media.example]),
+            ...Object.values(media?.examples ?? {}).map((example) => example.value),
+          ];
+          expect({ where, examples: examples.length > 0 }).toEqual({ where, examples: true });
+          for (const example of examples) {
+            const value = example as Record<string, unknown>;
+            expect({ where, keys: Object.keys(value).sort(), status: value.status }).toEqual({
+              where,
+              keys: ['code', 'message', 'status'],
+              status: Number(status),
+            });
+            expect(typeof value.code).toBe('string');
+            expect(typeof value.message).toBe('string');
+          }
+          checked++;
+        }
+      }
+      // 401 and 500 on all eight, plus the operation-specific errors.
+      expect(checked).toBeGreaterThan(16);
+    });
+  });
+
+  describe('GET /docs (Swagger UI)', () => {
+    /** The src of every script and the href of every link tag in `html`. */
+    function assetUrls(html: string): string[] {
+      const tags = html.match(/<(script|link)\b[^>]*>/gi) ?? [];
+      return tags.flatMap((tag) => {
+        const url = /\b(?:src|href)\s*=\s*["']([^"']*)["']/i.exec(tag)?.[1];
+        return url === undefined ? [] : [url];
+      });
+    }
+
+    it('serves HTML without an API key whose scripts and stylesheets are not on another host', async () => {
+      const res = await t.http.get('/docs').expect(200);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      const urls = assetUrls(res.text);
+      expect(urls.some((url) => /\.js(\?|$)/.test(url))).toBe(true);
+      expect(urls.some((url) => /\.css(\?|$)/.test(url))).toBe(true);
+      for (const url of urls) {
+        expect(url).not.toMatch(/^(https?:)?\/\//i);
+      }
+    });
+
+    it('serves every script and stylesheet the page references itself', async () => {
+      const page = await t.http.get('/docs').expect(200);
+      const urls = assetUrls(page.text);
+      expect(urls.length).toBeGreaterThan(0);
+      for (const url of urls) {
+        const path = new URL(url, 'http://localhost/docs').pathname;
+        const res = await t.http.get(path);
+        expect({ path, status: res.status }).toEqual({ path, status: 200 });
+        expect(Number(res.headers['content-length'])).toBeGreaterThan(0);
+      }
+    });
+  });
+
+  describe('health probes', () => {
+    it.each(['/health/live', '/health/ready'])(
+      '%s answers 200 without an API key',
+      async (path) => {
+        const res = await t.http.get(path).expect(200);
+        expect(res.body.status).toBe('ok');
+      },
+    );
+  });
+});
