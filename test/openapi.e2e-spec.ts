@@ -1,3 +1,4 @@
+import type { Response } from 'supertest';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
 interface MediaType {
@@ -293,5 +294,30 @@ describe('OpenAPI document and Swagger UI (e2e)', () => {
         expect(res.body.status).toBe('ok');
       },
     );
+  });
+
+  describe('the response check every e2e test uses', () => {
+    const order = { id: 1, petId: 2, quantity: 1, complete: false, status: 'pending' };
+    const response = (status: number, body: unknown) =>
+      ({ status, body, text: JSON.stringify(body) }) as unknown as Response;
+
+    it('accepts a documented status with a body of the documented shape', () => {
+      expect(() => t.spec.check('getOrderById', response(200, order))).not.toThrow();
+    });
+
+    it('rejects an undocumented status, an extra key, a missing key and a wrong type', () => {
+      expect(() => t.spec.check('getOrderById', response(418, order))).toThrow(/does not document/);
+      expect(() => t.spec.check('getOrderById', response(200, { ...order, secret: 1 }))).toThrow(
+        /additional/,
+      );
+      const { status: _status, ...withoutStatus } = order;
+      expect(() => t.spec.check('getOrderById', response(200, withoutStatus))).toThrow(/status/);
+      expect(() => t.spec.check('getOrderById', response(200, { ...order, id: '1' }))).toThrow(
+        /integer/,
+      );
+      expect(() =>
+        t.spec.check('cancelOrder', response(404, { code: 'ORDER_NOT_FOUND', message: 'x' })),
+      ).toThrow(/status/);
+    });
   });
 });
