@@ -7,6 +7,7 @@ export default tseslint.config(
   {
     ignores: [
       'dist/**',
+      'dist-bench/**',
       'coverage/**',
       'node_modules/**',
       'test-output/**',
@@ -38,7 +39,13 @@ export default tseslint.config(
     // Plain Node scripts and config: no type information to check against.
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
-    languageOptions: { globals: { console: 'readonly', process: 'readonly' } },
+    languageOptions: {
+      globals: Object.fromEntries(
+        ['console', 'process', 'Buffer', 'URL', 'fetch', 'AbortSignal', 'AbortController']
+          .concat(['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'])
+          .map((name) => [name, 'readonly']),
+      ),
+    },
   },
   {
     // Tests use supertest bodies, which are typed `any` by design.

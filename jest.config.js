@@ -7,7 +7,11 @@ const project = {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   // Sources import './x.js'; under ts-jest that file is './x.ts'.
-  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  moduleNameMapper: {
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+    // CommonJS that requires Nest's ES modules: see the shim for why.
+    '^@nestjs/throttler$': '<rootDir>/test/support/esm-shims/nestjs-throttler.ts',
+  },
   transform: {
     // Transpile only: `npm run typecheck` type-checks the whole tree once, faster than per file.
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.test.json' }],

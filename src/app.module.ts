@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { ApiKeyGuard } from './auth/api-key.guard.js';
 import { AuthModule } from './auth/auth.module.js';
 import { CategoriesModule } from './categories/categories.module.js';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter.js';
@@ -7,7 +8,11 @@ import type { AppConfig } from './config/app-config.js';
 import { AppConfigModule } from './config/app-config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
+import { LifecycleModule } from './lifecycle/lifecycle.module.js';
+import { LoggingModule, createHttpLogger } from './logging/logging.module.js';
 import { PetsModule } from './pets/pets.module.js';
+import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
+import { RateLimitModule } from './rate-limit/rate-limit.module.js';
 import { StoreModule } from './store/store.module.js';
 
 /** The configuration the app runs with: the database URL is known (embedded or given). */
@@ -20,14 +25,23 @@ export class AppModule {
       module: AppModule,
       imports: [
         AppConfigModule.forRoot(config),
+        LoggingModule.forRoot(createHttpLogger(config)),
+        LifecycleModule,
         DatabaseModule.forRoot(config.databaseUrl, config.db),
         AuthModule,
+        RateLimitModule,
         StoreModule,
         CategoriesModule,
         PetsModule,
         HealthModule,
       ],
-      providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],
+      providers: [
+        // Global guards run in this order: count the request against its key's (or, without
+        // a valid key, its address's) limit, then refuse it unless the key is valid.
+        { provide: APP_GUARD, useClass: RateLimitGuard },
+        { provide: APP_GUARD, useClass: ApiKeyGuard },
+        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+      ],
     };
   }
 }

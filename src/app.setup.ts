@@ -1,11 +1,16 @@
 import type { INestApplication, NestApplicationOptions } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
+import helmet from 'helmet';
+import { Logger } from 'nestjs-pino';
+import type { HttpLogger } from 'pino-http';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { errorBody, routeNotFound } from './common/errors/all-exceptions.filter.js';
 import { createValidationPipe } from './common/http/validation.pipe.js';
 import { requestIdMiddleware } from './common/http/request-id.middleware.js';
 import type { AppConfig } from './config/app-config.js';
+import { DrainState } from './lifecycle/drain-state.js';
+import { HTTP_LOGGER } from './logging/logging.module.js';
 
 export const API_PREFIX = 'v1';
 
@@ -13,7 +18,47 @@ export const API_PREFIX = 'v1';
  * Options for NestFactory.create. No global body parser: JSON bodies are read by
  * JsonBodyInterceptor, after authentication, on the routes that take one.
  */
-export const APP_OPTIONS: NestApplicationOptions = { bodyParser: false };
+export const APP_OPTIONS: NestApplicationOptions = { bodyParser: false, bufferLogs: true };
+
+/** A JSON API needs no scripts, styles or frames: the strictest policy. */
+const apiHelmet = helmet({
+  contentSecurityPolicy: {
+    useDefaults: false,
+    directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+  },
+});
+/** Swagger UI: its own scripts and styles (served by us, no CDN), inline styles, data: icons. */
+const docsHelmet = helmet({
+  contentSecurityPolicy: {
+    // No upgrade-insecure-requests: TLS ends at the balancer, and a local http:// must work.
+    useDefaults: false,
+    directives: {
+      defaultSrc: ["'self'"],
+      scriptSrc: ["'self'"],
+      styleSrc: ["'self'", "'unsafe-inline'"],
+      imgSrc: ["'self'", 'data:'],
+      connectSrc: ["'self'"],
+      frameAncestors: ["'none'"],
+      objectSrc: ["'none'"],
+      baseUri: ["'self'"],
+      formAction: ["'self'"],
+    },
+  },
+});
+
+/** Headers a browser client may read on a cross-origin answer. */
+const EXPOSED_HEADERS = [
+  'Location',
+  'Retry-After',
+  'X-Request-Id',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'Deprecation',
+  'Sunset',
+  'Link',
+  'WWW-Authenticate',
+];
 
 /**
  * Everything main.ts and the e2e tests do to the app alike, so the tests test what ships:
@@ -23,8 +68,29 @@ export async function configureApp(
   app: NestExpressApplication,
   config: AppConfig,
 ): Promise<OpenAPIObject> {
+  app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
+  if (config.trustProxy !== undefined) {
+    app.set('trust proxy', config.trustProxy);
+  }
   app.use(requestIdMiddleware);
+  app.use(app.get<HttpLogger>(HTTP_LOGGER));
+  app.use((request: Request, response: Response, next: NextFunction) =>
+    (request.path === '/docs' || request.path.startsWith('/docs/') ? docsHelmet : apiHelmet)(
+      request,
+      response,
+      next,
+    ),
+  );
+  const drain = app.get(DrainState);
+  app.use((_request: Request, response: Response, next: NextFunction) => {
+    // While draining, every answer closes its connection: clients reconnect to another instance.
+    if (drain.draining) response.setHeader('Connection', 'close');
+    next();
+  });
+  if (config.corsOrigins.length > 0) {
+    app.enableCors({ origin: config.corsOrigins, exposedHeaders: EXPOSED_HEADERS, maxAge: 600 });
+  }
   app.setGlobalPrefix(API_PREFIX, { exclude: ['health/live', 'health/ready'] });
   app.useGlobalPipes(createValidationPipe());
   const document = setupSwagger(app, config);

@@ -5,24 +5,29 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module.js';
 import { APP_OPTIONS, configureApp } from './app.setup.js';
 import { ApiKeysService } from './auth/api-keys.service.js';
-import { nestLogLevels } from './config/app-config.js';
 import { readConfigOrExit } from './config/read-config.js';
 import { openDatabase } from './database/embedded-database.js';
+import { applyServerTimeouts, exitGracefullyOnSignals } from './lifecycle/graceful-shutdown.js';
 
 async function bootstrap(): Promise<void> {
   const config = readConfigOrExit();
-  Logger.overrideLogger(nestLogLevels(config.logLevel));
   const logger = new Logger('Bootstrap');
 
   // DATABASE_URL unset: run our own PostgreSQL (development); Ctrl-C stops it with us.
   const database = await openDatabase(config, logger);
   const app = await NestFactory.create<NestExpressApplication>(
     AppModule.forRoot({ ...config, databaseUrl: database.url }),
-    { ...APP_OPTIONS, logger: nestLogLevels(config.logLevel) },
+    APP_OPTIONS,
   );
   await configureApp(app, config);
-  app.enableShutdownHooks();
+  exitGracefullyOnSignals(
+    app,
+    config,
+    logger,
+    () => database.embedded?.stop() ?? Promise.resolve(),
+  );
   await app.listen(config.port);
+  applyServerTimeouts(app.getHttpServer(), config);
 
   const address = `http://localhost:${config.port}`;
   logger.log(`listening on ${address}/v1 — Swagger UI at ${address}/docs`);

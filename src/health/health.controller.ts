@@ -1,17 +1,26 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
-import type { HealthCheckResult } from '@nestjs/terminus';
+import {
+  HealthCheck,
+  HealthCheckService,
+  HealthIndicatorService,
+  TypeOrmHealthIndicator,
+  type HealthCheckResult,
+} from '@nestjs/terminus';
 import { Public } from '../auth/public.decorator.js';
+import { ServiceUnavailableError } from '../common/errors/domain-error.js';
+import { DrainState } from '../lifecycle/drain-state.js';
 
-/** Probes for load balancers and orchestrators: outside /v1, no API key. */
+/** Probes for load balancers and orchestrators: outside /v1, no API key, not rate limited. */
 @Public()
 @ApiExcludeController()
 @Controller('health')
 export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
+    private readonly indicators: HealthIndicatorService,
     private readonly database: TypeOrmHealthIndicator,
+    private readonly drain: DrainState,
   ) {}
 
   /** The process is up and serving HTTP. */
@@ -21,10 +30,27 @@ export class HealthController {
     return this.health.check([]);
   }
 
-  /** The instance can serve requests: its database answers quickly. */
+  /** The instance should get traffic: it is not shutting down and its database answers quickly. */
   @Get('ready')
   @HealthCheck()
-  ready(): Promise<HealthCheckResult> {
-    return this.health.check([() => this.database.pingCheck('database', { timeout: 1000 })]);
+  async ready(): Promise<HealthCheckResult> {
+    return this.health
+      .check([
+        () => {
+          const indicator = this.indicators.check('instance');
+          return this.drain.draining ? indicator.down({ draining: true }) : indicator.up();
+        },
+        () => this.database.pingCheck('database', { timeout: 1000 }),
+      ])
+      .catch((error: unknown) => {
+        throw error instanceof ServiceUnavailableException ? notReady(error) : error;
+      });
   }
+}
+
+/** Terminus's 503 as the Error body, naming what is down (`instance` means draining). */
+function notReady(error: ServiceUnavailableException): ServiceUnavailableError {
+  const result = error.getResponse() as Partial<HealthCheckResult>;
+  const down = Object.keys(result.error ?? {});
+  return new ServiceUnavailableError(`Not ready: ${down.join(', ') || 'a check failed'}.`);
 }

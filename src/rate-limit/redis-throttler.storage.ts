@@ -1,0 +1,111 @@
+import { Logger, type OnApplicationShutdown } from '@nestjs/common';
+import type { ThrottlerStorage } from '@nestjs/throttler';
+import { Redis } from 'ioredis';
+
+/**
+ * One atomic step per request, so instances sharing Redis never race: count the hit in a
+ * window of `ttl` ms, and once the count passes `limit`, block for `block` ms.
+ * Returns {hits, ms until the window ends, blocked (0/1), ms until the block ends}.
+ */
+const INCREMENT_SCRIPT = `
+local block_ms = redis.call('PTTL', KEYS[2])
+if block_ms > 0 then
+  return {tonumber(redis.call('GET', KEYS[1]) or '0'), redis.call('PTTL', KEYS[1]), 1, block_ms}
+end
+local hits = redis.call('INCR', KEYS[1])
+if hits == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local window_ms = redis.call('PTTL', KEYS[1])
+if hits > tonumber(ARGV[2]) then
+  redis.call('SET', KEYS[2], '1', 'PX', ARGV[3])
+  return {hits, window_ms, 1, tonumber(ARGV[3])}
+end
+return {hits, window_ms, 0, 0}`;
+
+type ThrottleCommand = (
+  hitsKey: string,
+  blockKey: string,
+  ttl: number,
+  limit: number,
+  block: number,
+) => Promise<number[]>;
+
+/**
+ * Rate-limit counts shared by every instance through Redis. The storages published for
+ * @nestjs/throttler declare Nest peers only up to 11, hence this small one on ioredis.
+ * If Redis cannot be reached, requests are let through (and a warning logged): an outage of
+ * the limiter must not become an outage of the API.
+ */
+export class RedisThrottlerStorage implements ThrottlerStorage, OnApplicationShutdown {
+  private readonly logger = new Logger('RateLimit');
+  private readonly throttle: ThrottleCommand;
+  private lastWarning = 0;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {
+    redis.defineCommand('petstoreThrottle', { numberOfKeys: 2, lua: INCREMENT_SCRIPT });
+    const command = (redis as unknown as { petstoreThrottle: ThrottleCommand }).petstoreThrottle;
+    this.throttle = command.bind(redis);
+    redis.on('error', (error: Error) => this.warn(`Redis: ${error.message}`));
+  }
+
+  async increment(
+    key: string,
+    ttl: number,
+    limit: number,
+    blockDuration: number,
+    throttlerName: string,
+  ) {
+    // The braces are a Redis Cluster hash tag: both keys of one counter live on one node.
+    const base = `${this.prefix}{${throttlerName}:${key}}`;
+    try {
+      const [totalHits, windowMs, blocked, blockMs] = await this.throttle(
+        `${base}:hits`,
+        `${base}:block`,
+        ttl,
+        limit,
+        blockDuration,
+      );
+      return {
+        totalHits,
+        timeToExpire: Math.max(0, Math.ceil(windowMs / 1000)),
+        isBlocked: blocked === 1,
+        timeToBlockExpire: Math.max(0, Math.ceil(blockMs / 1000)),
+      };
+    } catch (error) {
+      this.warn(
+        `rate limit not applied, Redis did not answer: ${error instanceof Error ? error.message : String(error)}`,
+      );
+      return {
+        totalHits: 0,
+        timeToExpire: Math.ceil(ttl / 1000),
+        isBlocked: false,
+        timeToBlockExpire: 0,
+      };
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+
+  /** At most one warning every 10 s: an outage must not flood the logs. */
+  private warn(message: string): void {
+    if (Date.now() - this.lastWarning > 10_000) {
+      this.lastWarning = Date.now();
+      this.logger.warn(message);
+    }
+  }
+}
+
+export function createRedisClient(url: string): Redis {
+  return new Redis(url, {
+    // Fail fast rather than queue: a rate-limit check must not hold a request.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: 500,
+    connectTimeout: 2000,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+  });
+}
