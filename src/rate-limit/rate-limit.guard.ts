@@ -45,6 +45,15 @@ export class RateLimitGuard extends ThrottlerGuard {
     return super.handleRequest({ ...request, limit });
   }
 
+  /** One budget per caller across every route (the throttler's default is per route). */
+  protected override generateKey(
+    _context: ExecutionContext,
+    tracker: string,
+    throttlerName: string,
+  ): string {
+    return `${throttlerName}:${tracker}`;
+  }
+
   /** GitHub and most APIs keep the X-RateLimit headers on the 429 too; the throttler drops them. */
   protected override async throwThrottlingException(
     context: ExecutionContext,

@@ -87,7 +87,12 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnApplicationShu
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.redis.quit().catch(() => this.redis.disconnect());
+    // quit() waits for a connection that may never come; disconnect() stops reconnecting.
+    if (this.redis.status === 'ready') {
+      await this.redis.quit().catch(() => this.redis.disconnect());
+    } else {
+      this.redis.disconnect();
+    }
   }
 
   /** At most one warning every 10 s: an outage must not flood the logs. */

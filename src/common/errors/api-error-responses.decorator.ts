@@ -26,7 +26,19 @@ const EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
 export type DocumentedError = ErrorCode | { code: ErrorCode; status: HttpStatus };
 
 /** Errors every /v1 operation can answer with. */
-const COMMON_ERRORS: DocumentedError[] = [ErrorCode.UNAUTHORIZED, ErrorCode.INTERNAL_ERROR];
+const COMMON_ERRORS: DocumentedError[] = [
+  ErrorCode.UNAUTHORIZED,
+  ErrorCode.RATE_LIMITED,
+  ErrorCode.INTERNAL_ERROR,
+  ErrorCode.SERVICE_UNAVAILABLE,
+];
+
+const RETRY_AFTER = {
+  'Retry-After': {
+    description: 'Seconds to wait before retrying',
+    schema: { type: 'integer', minimum: 0, example: 30 },
+  },
+};
 
 /**
  * Documents an operation's error responses: the Error schema plus one example per code,
@@ -46,6 +58,7 @@ export function ApiErrorResponses(...errors: DocumentedError[]): MethodDecorator
         status,
         description: codes.join(', '),
         type: ErrorDto,
+        headers: status === 429 || status === 503 ? RETRY_AFTER : undefined,
         examples: Object.fromEntries(
           codes.map((code) => [
             code,

@@ -1,0 +1,24 @@
+import { startService } from '../support/service-process.js';
+
+describe('configuration at start-up (real process)', () => {
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ DATABASE_URL: 'mysql://db/petstore' }, 'DATABASE_URL'],
+    [{ REDIS_URL: 'not a url' }, 'REDIS_URL'],
+    [{ RATE_LIMIT_PER_MINUTE: '-5' }, 'RATE_LIMIT_PER_MINUTE'],
+    [{ TRUST_PROXY: 'everyone' }, 'TRUST_PROXY'],
+    [{ CORS_ORIGINS: 'app.example.com' }, 'CORS_ORIGINS'],
+    [{ KEEP_ALIVE_TIMEOUT_MS: '70000', HEADERS_TIMEOUT_MS: '60000' }, 'HEADERS_TIMEOUT_MS'],
+    [{ LOG_LEVEL: 'chatty' }, 'LOG_LEVEL'],
+  ])('refuses %j: exit code 1 and one line naming %s', async (env, variable) => {
+    const service = await startService(
+      { DATABASE_URL: 'postgres://u@127.0.0.1:1/x', ...env },
+      { waitUntilLive: false },
+    );
+    const { code } = await service.exited;
+    expect(code).toBe(1);
+    const lines = service.stderr.filter((line) => line.trim() !== '');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^Invalid configuration: ${variable} `));
+  });
+});

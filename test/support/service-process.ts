@@ -1,0 +1,111 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+
+/** The built service (`npm test` builds it first), run as operators run it: `node dist/main.js`. */
+const MAIN = resolve('dist', 'main.js');
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  port: number;
+  url: string;
+  /** Everything printed so far, line by line. */
+  stdout: string[];
+  stderr: string[];
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stop(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address
+          ? resolvePort(address.port)
+          : reject(new Error('no free port')),
+      );
+    });
+  });
+}
+
+/**
+ * Starts the service in its own process with only the given environment (plus PATH), and
+ * waits until /health/live answers unless `waitUntilLive` is false.
+ */
+export async function startService(
+  env: Record<string, string>,
+  options: { waitUntilLive?: boolean } = {},
+): Promise<ServiceProcess> {
+  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run npm run build (npm test does)`);
+  const port = env.PORT ? Number(env.PORT) : await freePort();
+  const child = spawn(process.execPath, [MAIN], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'production',
+      LOG_FORMAT: 'json',
+      LOG_LEVEL: 'warn',
+      PORT: String(port),
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  collectLines(child.stdout, stdout);
+  collectLines(child.stderr, stderr);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+    child.once('exit', (code, signal) => done({ code, signal })),
+  );
+  const service: ServiceProcess = {
+    child,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    stdout,
+    stderr,
+    exited,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGKILL');
+        await exited;
+      }
+    },
+  };
+  if (options.waitUntilLive !== false) {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      if (child.exitCode !== null) {
+        throw new Error(
+          `the service exited with ${child.exitCode}: ${stderr.join('\n')} ${stdout.join('\n')}`,
+        );
+      }
+      const live = await fetch(`${service.url}/health/live`).then(
+        (res) => res.ok,
+        () => false,
+      );
+      if (live) break;
+      if (Date.now() > deadline) {
+        await service.stop();
+        throw new Error(`the service did not come up: ${stderr.join('\n')}`);
+      }
+      await new Promise((wait) => setTimeout(wait, 100));
+    }
+  }
+  return service;
+}
+
+function collectLines(stream: NodeJS.ReadableStream, lines: string[]): void {
+  let partial = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    const parts = (partial + chunk).split('\n');
+    partial = parts.pop() ?? '';
+    lines.push(...parts);
+  });
+  stream.on('end', () => {
+    if (partial) lines.push(partial);
+  });
+}
