@@ -9,7 +9,6 @@ import { errorBody, routeNotFound } from './common/errors/all-exceptions.filter.
 import { createValidationPipe } from './common/http/validation.pipe.js';
 import { requestIdMiddleware } from './common/http/request-id.middleware.js';
 import type { AppConfig } from './config/app-config.js';
-import { DrainState } from './lifecycle/drain-state.js';
 import { HTTP_LOGGER } from './logging/logging.module.js';
 
 export const API_PREFIX = 'v1';
@@ -82,12 +81,6 @@ export async function configureApp(
       next,
     ),
   );
-  const drain = app.get(DrainState);
-  app.use((_request: Request, response: Response, next: NextFunction) => {
-    // While draining, every answer closes its connection: clients reconnect to another instance.
-    if (drain.draining) response.setHeader('Connection', 'close');
-    next();
-  });
   if (config.corsOrigins.length > 0) {
     app.enableCors({ origin: config.corsOrigins, exposedHeaders: EXPOSED_HEADERS, maxAge: 600 });
   }

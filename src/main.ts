@@ -7,7 +7,7 @@ import { APP_OPTIONS, configureApp } from './app.setup.js';
 import { ApiKeysService } from './auth/api-keys.service.js';
 import { readConfigOrExit } from './config/read-config.js';
 import { openDatabase } from './database/embedded-database.js';
-import { applyServerTimeouts, exitGracefullyOnSignals } from './lifecycle/graceful-shutdown.js';
+import { exitGracefullyOnSignals, prepareServer } from './lifecycle/graceful-shutdown.js';
 
 async function bootstrap(): Promise<void> {
   const config = readConfigOrExit();
@@ -20,14 +20,15 @@ async function bootstrap(): Promise<void> {
     APP_OPTIONS,
   );
   await configureApp(app, config);
+  const connections = prepareServer(app.getHttpServer(), config);
   exitGracefullyOnSignals(
     app,
+    connections,
     config,
     logger,
     () => database.embedded?.stop() ?? Promise.resolve(),
   );
   await app.listen(config.port);
-  applyServerTimeouts(app.getHttpServer(), config);
 
   const address = `http://localhost:${config.port}`;
   logger.log(`listening on ${address}/v1 — Swagger UI at ${address}/docs`);

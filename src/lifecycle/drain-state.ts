@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 
 /**
- * Whether this instance is shutting down. Once draining, readiness fails (the balancer stops
- * sending new requests) and responses carry `Connection: close` (clients reconnect elsewhere).
+ * Whether this instance is shutting down: once draining, readiness fails and the balancer
+ * stops sending new requests (see graceful-shutdown.ts for the rest of the shutdown).
  */
 @Injectable()
 export class DrainState {

@@ -1,24 +1,68 @@
 import type { LoggerService } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { Server } from 'node:http';
+import { Server as NetServer, type Socket } from 'node:net';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AppConfig } from '../config/app-config.js';
 import { DrainState } from './drain-state.js';
 
-/** Keep-alive longer than the balancer's idle timeout: the balancer, not us, closes idle sockets. */
-export function applyServerTimeouts(server: Server, config: AppConfig): void {
-  server.keepAliveTimeout = config.http.keepAliveTimeoutMs;
-  server.headersTimeout = config.http.headersTimeoutMs;
+/**
+ * A connection is closed at shutdown only once it has been idle this long: a balancer may have
+ * just sent a request on a connection that looks idle, and closing it then resets that request.
+ */
+const IDLE_BEFORE_CLOSE_MS = 1000;
+
+/** The server's open connections, what they are doing, and whether the listener is closed. */
+export interface Connections {
+  sockets: Set<Socket>;
+  /** When each connection last became idle (null while a request is in progress). */
+  idleSince: WeakMap<Socket, number | null>;
+  /** Answers not finished yet. */
+  responses: Set<ServerResponse>;
+  closing: boolean;
 }
 
 /**
- * On SIGTERM: readiness fails at once; requests are still served for the drain delay (the
- * balancer needs a few health checks to notice); then no new connections, in-flight requests
- * finish, idle keep-alive sockets close, the app closes its pool and Redis, exit 0. The whole
- * of it is bounded by SHUTDOWN_TIMEOUT_MS (then exit 1). SIGINT (Ctrl-C) skips the delay.
+ * Keep-alive longer than the balancer's idle timeout (the balancer, not us, closes idle
+ * sockets while serving), and track connections and answers, for the shutdown.
+ */
+export function prepareServer(server: Server, config: AppConfig): Connections {
+  server.keepAliveTimeout = config.http.keepAliveTimeoutMs;
+  server.headersTimeout = config.http.headersTimeoutMs;
+  const connections: Connections = {
+    sockets: new Set(),
+    idleSince: new WeakMap(),
+    responses: new Set(),
+    closing: false,
+  };
+  server.on('connection', (socket: Socket) => {
+    connections.sockets.add(socket);
+    connections.idleSince.set(socket, Date.now());
+    socket.once('close', () => connections.sockets.delete(socket));
+  });
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    connections.idleSince.set(request.socket, null);
+    connections.responses.add(response);
+    // After the listener closed, every answer closes its connection: reconnect elsewhere.
+    if (connections.closing) response.setHeader('Connection', 'close');
+    response.once('close', () => {
+      connections.responses.delete(response);
+      connections.idleSince.set(request.socket, Date.now());
+    });
+  });
+  return connections;
+}
+
+/**
+ * On SIGTERM: readiness fails at once, and requests are served as usual for the drain delay
+ * (a balancer needs a few health checks to notice). Then the listener closes; answers carry
+ * Connection: close; connections idle for a second are closed; in-flight requests finish; the
+ * app closes its pool and Redis; exit 0. All of it within SHUTDOWN_TIMEOUT_MS, else exit 1.
+ * SIGINT (Ctrl-C) skips the delay.
  */
 export function exitGracefullyOnSignals(
   app: NestExpressApplication,
+  connections: Connections,
   config: AppConfig,
   logger: LoggerService,
   afterClose: () => Promise<void> = () => Promise.resolve(),
@@ -37,17 +81,29 @@ export function exitGracefullyOnSignals(
     }, config.shutdown.timeoutMs);
     deadline.unref();
 
-    app.get(DrainState).begin();
+    const drain = app.get(DrainState);
+    drain.begin();
     const delay = signal === 'SIGTERM' ? config.shutdown.drainDelayMs : 0;
     logger.log(`${signal}: not ready any more; serving for ${delay} ms, then closing`, 'Shutdown');
     await sleep(delay);
 
+    // net.Server#close, not http.Server#close: the latter also drops idle keep-alive
+    // connections at once, racing requests a balancer is sending on them right now.
     const server = app.getHttpServer();
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    // Sockets idle now close at once; busy ones close after their response (Connection:
-    // close), and any that turn idle while we wait are swept too.
-    const sweep = setInterval(() => server.closeIdleConnections(), 100);
-    server.closeIdleConnections();
+    const closed = new Promise<void>((resolve) =>
+      NetServer.prototype.close.call(server, () => resolve()),
+    );
+    connections.closing = true;
+    for (const response of connections.responses) {
+      if (!response.headersSent) response.setHeader('Connection', 'close');
+    }
+    const sweep = setInterval(() => {
+      const now = Date.now();
+      for (const socket of connections.sockets) {
+        const since = connections.idleSince.get(socket);
+        if (since != null && now - since >= IDLE_BEFORE_CLOSE_MS) socket.destroy();
+      }
+    }, 100);
     await closed;
     clearInterval(sweep);
 

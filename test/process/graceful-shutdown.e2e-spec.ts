@@ -73,16 +73,17 @@ describe('graceful shutdown on SIGTERM (real process)', () => {
       message: 'Not ready: instance.',
       status: 503,
     });
-    // Still serving during the drain delay, telling clients to reconnect elsewhere.
+    // Still serving as usual during the drain delay, keep-alive included.
     const during = await fetch(`${url}/v1/categories`, {
       headers: { Authorization: `Bearer ${KEY}` },
     });
     expect(during.status).toBe(200);
-    expect(during.headers.get('connection')).toBe('close');
+    expect(during.headers.get('connection')).toBe('keep-alive');
 
-    // After the delay: no new connections, the idle keep-alive socket is closed...
+    // After the delay: no new connections, and the idle keep-alive socket is closed once it
+    // has been idle a second...
     await idle.closed;
-    expect(Date.now() - signalledAt).toBeGreaterThanOrEqual(1400);
+    expect(Date.now() - signalledAt).toBeGreaterThanOrEqual(1500);
     await expect(fetch(`${url}/health/live`)).rejects.toThrow();
     expect(service.child.exitCode).toBeNull();
 
@@ -91,6 +92,8 @@ describe('graceful shutdown on SIGTERM (real process)', () => {
     await until(() => inFlight.received().includes('\r\n\r\n{'), 5000);
     expect(inFlight.received()).toMatch(/^HTTP\/1\.1 201 /);
     expect(inFlight.received()).toContain('"name":"sent while draining"');
+    // Answered after the listener closed: the client is told to reconnect elsewhere.
+    expect(inFlight.received()).toMatch(/\r\nConnection: close\r\n/i);
 
     expect(await service.exited).toEqual({ code: 0, signal: null });
   });

@@ -1,0 +1,476 @@
+// The rolling restart of `npm run test:lb` (scripts/test-lb.sh prepares LB_WORK, the database
+// and nginx): two instances started at once (migration lock), nginx in front running
+// deploy/nginx/nginx.conf with loopback addresses, steady load through nginx, then each
+// instance in turn sent SIGTERM, waited for (exit code 0) and started again.
+import { spawn } from 'node:child_process';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import autocannon from 'autocannon';
+import pg from 'pg';
+
+const work = process.env.LB_WORK;
+const databaseUrl = process.env.LB_DATABASE_URL;
+const redisUrl = process.env.LB_REDIS_URL ?? '';
+const nginxBin = process.env.LB_NGINX ?? 'nginx';
+if (!work || !databaseUrl) {
+  console.error('run this through scripts/test-lb.sh (npm run test:lb)');
+  process.exit(2);
+}
+
+const KEY = 'psk_lb-rolling-restart-key-0123456789';
+const DRAIN_MS = 2000; // SHUTDOWN_DRAIN_DELAY_MS of the instances
+const SHUTDOWN_TIMEOUT_MS = 10000; // SHUTDOWN_TIMEOUT_MS of the instances
+const FAIL_TIMEOUT_S = DRAIN_MS / 1000; // nginx fail_timeout, matched to the drain delay
+const CONNECTIONS = 20;
+const RATE = 300; // requests per second, over all connections: steady, not saturating 2 cores
+const START_DEADLINE_MS = 60000;
+const WATCHDOG_MS = 110000; // the whole run; well under CI's 2 minutes with setup
+const runId = Math.random().toString(36).slice(2, 10);
+const t0 = Date.now();
+const fetch = globalThis.fetch;
+
+const say = (line) =>
+  console.log(`[${((Date.now() - t0) / 1000).toFixed(1).padStart(5)}s] ${line}`);
+const failures = [];
+const fail = (reason) => {
+  failures.push(reason);
+  say(`FAIL: ${reason}`);
+};
+
+const children = new Set();
+let stopping = false; // set on SIGINT/SIGTERM and at the watchdog: start nothing more
+function track(child) {
+  if (stopping) {
+    child.kill('SIGKILL');
+    throw new Error('stopping');
+  }
+  children.add(child);
+  appendFileSync(`${work}/pids`, `${child.pid}\n`);
+  child.on('exit', () => children.delete(child));
+}
+async function stopEverything() {
+  stopping = true;
+  for (const child of children) child.kill('SIGTERM');
+  for (let i = 0; i < 50 && children.size > 0; i++) await sleep(100);
+  for (const child of children) child.kill('SIGKILL');
+}
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    say(`${signal}: stopping`);
+    void stopEverything().then(() => process.exit(1));
+  });
+}
+setTimeout(() => {
+  say(`FAIL: the run took longer than ${WATCHDOG_MS / 1000}s`);
+  void stopEverything().then(() => process.exit(1));
+}, WATCHDOG_MS).unref();
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Status of a GET, or the error code when there was no answer. */
+async function probe(url, headers = {}) {
+  try {
+    const response = await fetch(url, { headers, signal: AbortSignal.timeout(1000) });
+    await response.arrayBuffer();
+    return response.status;
+  } catch (error) {
+    return error.cause?.code ?? error.name ?? 'error';
+  }
+}
+
+// ---- instances ----
+
+function startInstance(instance) {
+  const log = openSync(`${work}/${instance.name}.log`, 'a');
+  const env = {
+    PATH: process.env.PATH,
+    NODE_ENV: 'production',
+    PORT: String(instance.port),
+    DATABASE_URL: databaseUrl,
+    BOOTSTRAP_API_KEY: KEY,
+    SEED_DEMO: 'true',
+    LOG_LEVEL: 'warn',
+    TRUST_PROXY: 'loopback',
+    RATE_LIMIT_PER_MINUTE: '0',
+    RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '0',
+    SHUTDOWN_DRAIN_DELAY_MS: String(DRAIN_MS),
+    SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
+    ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
+  };
+  const child = spawn(process.execPath, [`${work}/app/dist/main.js`], {
+    cwd: `${work}/app`, // no .env from the checkout
+    env,
+    stdio: ['ignore', log, log],
+  });
+  track(child);
+  instance.child = child;
+  instance.exited = new Promise((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  say(`started ${instance.name} (pid ${child.pid}, port ${instance.port})`);
+}
+
+async function waitReady(instance) {
+  const deadline = Date.now() + START_DEADLINE_MS;
+  let exited = null;
+  void instance.exited.then((result) => (exited = result));
+  while (Date.now() < deadline) {
+    if (exited) {
+      fail(`${instance.name} exited during start-up (${describeExit(exited)})`);
+      return false;
+    }
+    if ((await probe(`http://127.0.0.1:${instance.port}/health/ready`)) === 200) {
+      say(`${instance.name} is ready`);
+      return true;
+    }
+    await sleep(200);
+  }
+  fail(`${instance.name} was not ready within ${START_DEADLINE_MS / 1000}s`);
+  return false;
+}
+
+const describeExit = ({ code, signal }) => (signal ? `killed by ${signal}` : `exit code ${code}`);
+const exitCodes = [];
+
+/** SIGTERM, readiness must turn 503 at once, then the process must exit 0 in time. */
+async function terminate(instance, phase) {
+  const sentAt = Date.now();
+  instance.child.kill('SIGTERM');
+  say(`SIGTERM ${instance.name} (pid ${instance.child.pid})`);
+  await sleep(Math.min(300, DRAIN_MS / 4));
+  const ready = await probe(`http://127.0.0.1:${instance.port}/health/ready`);
+  say(`${instance.name} /health/ready right after SIGTERM: ${ready}`);
+  if (ready !== 503)
+    fail(`${instance.name}: /health/ready answered ${ready} after SIGTERM, not 503`);
+  const result = await Promise.race([
+    instance.exited,
+    sleep(SHUTDOWN_TIMEOUT_MS + 5000).then(() => null),
+  ]);
+  if (!result) {
+    fail(`${instance.name} did not exit within ${SHUTDOWN_TIMEOUT_MS / 1000 + 5}s of SIGTERM`);
+    instance.child.kill('SIGKILL');
+    await instance.exited;
+    exitCodes.push(`${instance.name} ${phase}: killed after timeout`);
+    return;
+  }
+  const took = Date.now() - sentAt;
+  say(`${instance.name} exited: ${describeExit(result)} after ${took} ms`);
+  exitCodes.push(`${instance.name} ${phase}: ${describeExit(result)} after ${took} ms`);
+  if (result.signal || result.code !== 0)
+    fail(`${instance.name} ${phase}: ${describeExit(result)}`);
+  if (took < DRAIN_MS) {
+    say(`note: ${instance.name} exited before the ${DRAIN_MS} ms drain delay was over`);
+  }
+}
+
+// ---- nginx ----
+
+/** deploy/nginx/nginx.conf with loopback addresses and its files in the scratch folder. */
+function nginxConfig(nginxPort, ports) {
+  let conf = readFileSync(new URL('../deploy/nginx/nginx.conf', import.meta.url), 'utf8');
+  const dir = `${work}/nginx`;
+  const replace = (pattern, replacement, expected = 1) => {
+    const count = conf.match(new RegExp(pattern.source, 'gm'))?.length ?? 0;
+    if (count !== expected) {
+      throw new Error(
+        `deploy/nginx/nginx.conf: ${pattern} matched ${count} times, not ${expected}`,
+      );
+    }
+    conf = conf.replace(new RegExp(pattern.source, 'gm'), replacement);
+  };
+  replace(/^pid .*;$/, `pid ${dir}/nginx.pid;`);
+  replace(/^error_log .*;$/, `error_log ${dir}/error.log warn;`);
+  replace(
+    /^(\s*)access_log \/dev\/stdout petstore;$/,
+    `$1access_log ${dir}/access.log petstore;\n` +
+      ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
+        .map((kind) => `$1${kind}_temp_path ${dir}/${kind}_temp;`)
+        .join('\n'),
+  );
+  replace(/^\s*resolver .*;$/, '');
+  replace(/^(\s*)server api:3000 /, `$1server 127.0.0.1:${ports[0]} `);
+  replace(/^(\s*)server api-2:3000 /, `$1server 127.0.0.1:${ports[1]} `);
+  replace(/ fail_timeout=\d+s/, ` fail_timeout=${FAIL_TIMEOUT_S}s`, 2);
+  replace(/ resolve;$/, ';', 2);
+  replace(/^(\s*)listen 8080;$/, `$1listen 127.0.0.1:${nginxPort};`);
+  return conf;
+}
+
+async function startNginx(nginxPort, ports) {
+  const dir = `${work}/nginx`;
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(`${dir}/nginx.conf`, nginxConfig(nginxPort, ports));
+  const args = ['-p', dir, '-c', `${dir}/nginx.conf`, '-e', `${dir}/error.log`];
+  const check = spawn(nginxBin, [...args, '-t', '-q'], { stdio: ['ignore', 'inherit', 'inherit'] });
+  const checked = await new Promise((resolve) => check.on('exit', resolve));
+  if (checked !== 0) throw new Error(`nginx -t rejected the configuration (${dir}/nginx.conf)`);
+  const log = openSync(`${dir}/stderr.log`, 'a');
+  const child = spawn(nginxBin, [...args, '-g', 'daemon off;'], { stdio: ['ignore', log, log] });
+  track(child);
+  const exited = new Promise((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  say(`started nginx (pid ${child.pid}, port ${nginxPort})`);
+  for (let i = 0; i < 50; i++) {
+    if ((await probe(`http://127.0.0.1:${nginxPort}/nginx-health`)) === 200)
+      return { child, exited };
+    await sleep(100);
+  }
+  throw new Error('nginx did not answer /nginx-health within 5s');
+}
+
+// ---- load ----
+
+const REQUESTS = [
+  ['GET', '/v1/categories'],
+  ['GET', '/v1/store/orders'],
+  ['GET', '/v1/pets/1'],
+];
+
+function startLoad(nginxPort) {
+  const byKind = {}; // "GET /v1/pets/1" -> { status -> count }
+  const tally = (kind, status) => {
+    byKind[kind] ??= {};
+    byKind[kind][status] = (byKind[kind][status] ?? 0) + 1;
+  };
+  const errors = {};
+  let posted = 0;
+  const requests = [];
+  // Per connection, a cycle of 3 x (the three GETs) then one POST with a unique name: a POST
+  // applied twice (a retry nginx must not make) would come back 409 CATEGORY_EXISTS.
+  for (let i = 0; i < 3; i++) {
+    for (const [method, path] of REQUESTS) {
+      requests.push({ method, path, onResponse: (status) => tally(`${method} ${path}`, status) });
+    }
+  }
+  requests.push({
+    method: 'POST',
+    path: '/v1/categories',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    setupRequest: (request) => ({
+      ...request,
+      body: JSON.stringify({ name: `lb-${runId}-${++posted}`, description: 'rolling restart' }),
+    }),
+    onResponse: (status) => tally('POST /v1/categories', status),
+  });
+  let finish;
+  const done = new Promise((resolve, reject) => {
+    finish = { resolve, reject };
+  });
+  const instance = autocannon(
+    {
+      url: `http://127.0.0.1:${nginxPort}`,
+      connections: CONNECTIONS,
+      overallRate: RATE,
+      duration: WATCHDOG_MS / 1000,
+      timeout: 10,
+      headers: { authorization: `Bearer ${KEY}` },
+      requests,
+    },
+    (error, result) => (error ? finish.reject(error) : finish.resolve(result)),
+  );
+  instance.on('reqError', (error) => {
+    const code = error?.code ?? error?.message ?? 'unknown';
+    errors[code] = (errors[code] ?? 0) + 1;
+  });
+  return { instance, done, byKind, errors, posted: () => posted };
+}
+
+// ---- the run ----
+
+async function main() {
+  const [portA, portB, nginxPort] = [await freePort(), await freePort(), await freePort()];
+  const a = { name: 'a', port: portA };
+  const b = { name: 'b', port: portB };
+
+  say(`two instances at once on ${portA} and ${portB} (fresh database: the migration lock)`);
+  startInstance(a);
+  startInstance(b);
+  const [readyA, readyB] = await Promise.all([waitReady(a), waitReady(b)]);
+  if (!readyA || !readyB) return;
+
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const twice = await db.query(
+      'SELECT name FROM typeorm_migrations GROUP BY name HAVING count(*) > 1',
+    );
+    const { rows } = await db.query('SELECT count(*)::int AS n FROM categories');
+    say(
+      `migrations applied twice: ${twice.rowCount}; categories after the demo seed: ${rows[0].n}`,
+    );
+    if (twice.rowCount > 0) fail('a migration was applied twice');
+    if (rows[0].n !== 3) fail(`the demo data was loaded ${rows[0].n / 3} times, not once`);
+  } finally {
+    await db.end();
+  }
+
+  const nginx = await startNginx(nginxPort, [portA, portB]);
+  const through = await probe(`http://127.0.0.1:${nginxPort}/v1/pets/1`, {
+    authorization: `Bearer ${KEY}`,
+  });
+  if (through !== 200) throw new Error(`GET /v1/pets/1 through nginx answered ${through}`);
+
+  say(`load: ${CONNECTIONS} connections, ${RATE} requests/s through nginx`);
+  const load = startLoad(nginxPort);
+  await sleep(2000);
+
+  for (const instance of [a, b]) {
+    await terminate(instance, 'rolling restart');
+    startInstance(instance);
+    if (!(await waitReady(instance))) break;
+    // Back in nginx's rotation once fail_timeout has passed since its last failure.
+    await sleep(FAIL_TIMEOUT_S * 1000 + 1500);
+  }
+
+  load.instance.stop();
+  const result = await load.done;
+  say('load stopped');
+
+  // Every POST answered 201 has its category (a POST sent twice would have come back 409).
+  const db2 = new pg.Client({ connectionString: databaseUrl });
+  await db2.connect();
+  const created = (
+    await db2.query(
+      "SELECT count(*)::int AS n FROM categories WHERE name LIKE 'lb-' || $1 || '-%'",
+      [runId],
+    )
+  ).rows[0].n;
+  await db2.end();
+
+  // nginx's view: which replica served what, and how many requests it passed to a second one.
+  const accessLog = existsSync(`${work}/nginx/access.log`)
+    ? readFileSync(`${work}/nginx/access.log`, 'utf8').trim().split('\n')
+    : [];
+  const perUpstream = {};
+  let retried = 0;
+  const nginxErrors = []; // answers nginx made up because no replica answered
+  for (const line of accessLog) {
+    const upstream = /upstream=(\S+(?:, \S+)*) upstream_status/.exec(line)?.[1] ?? '-';
+    if (upstream.includes(',')) retried++;
+    const upstreamStatus = /upstream_status=(\S+(?:, \S+)*) upstream_time/.exec(line)?.[1] ?? '-';
+    const status = / (\d{3}) \d+ [\d.]+ upstream=/.exec(line)?.[1];
+    if (status !== '499' && /\b50[24]\b|-/.test(upstreamStatus.split(', ').at(-1))) {
+      nginxErrors.push(line);
+    }
+    const last = upstream.split(', ').at(-1);
+    const label = last === `127.0.0.1:${portA}` ? 'a' : last === `127.0.0.1:${portB}` ? 'b' : last;
+    perUpstream[label] = (perUpstream[label] ?? 0) + 1;
+  }
+
+  // nginx's upstream failures: a refused connection is harmless (nothing was sent, any request
+  // goes to the other replica); a reset or close after sending is retried only for GET & co.
+  const errorLog = existsSync(`${work}/nginx/error.log`)
+    ? readFileSync(`${work}/nginx/error.log`, 'utf8')
+    : '';
+  const upstreamFailures = {
+    refused: (errorLog.match(/connect\(\) failed \(111/g) ?? []).length,
+    'reset or closed after the request was sent': (
+      errorLog.match(/\(104: Connection reset by peer\)|prematurely closed|\(32: Broken pipe\)/g) ??
+      []
+    ).length,
+    timeouts: (errorLog.match(/timed out/g) ?? []).length,
+  };
+
+  for (const instance of [a, b]) await terminate(instance, 'final stop');
+  nginx.child.kill('SIGQUIT');
+  const nginxExit = await Promise.race([nginx.exited, sleep(10000).then(() => null)]);
+  exitCodes.push(`nginx: ${nginxExit ? describeExit(nginxExit) : 'did not stop within 10s'}`);
+  if (!nginxExit || nginxExit.code !== 0) fail('nginx did not stop cleanly');
+
+  const statuses = Object.fromEntries(
+    Object.entries(result.statusCodeStats ?? {}).map(([status, { count }]) => [status, count]),
+  );
+  const non2xx = Object.entries(statuses).filter(([status]) => !status.startsWith('2'));
+  const resets = Object.entries(load.errors)
+    .filter(([code]) => /RESET|EPIPE|hang up|closed/i.test(code))
+    .reduce((sum, [, n]) => sum + n, 0);
+  const posts201 = load.byKind['POST /v1/categories']?.[201] ?? 0;
+
+  console.log('\n== rolling restart results');
+  console.log(`requests completed: ${result.requests.total} in ${result.duration}s`);
+  console.log(`2xx: ${result['2xx']}   non-2xx: ${result.non2xx}`);
+  console.log(`by status: ${JSON.stringify(statuses)}`);
+  for (const [kind, counts] of Object.entries(load.byKind)) {
+    console.log(`  ${kind.padEnd(22)} ${JSON.stringify(counts)}`);
+  }
+  console.log(`errors: ${result.errors}   timeouts: ${result.timeouts}   resets: ${resets}`);
+  if (Object.keys(load.errors).length > 0)
+    console.log(`errors by code: ${JSON.stringify(load.errors)}`);
+  const postAnswers = Object.values(load.byKind['POST /v1/categories'] ?? {}).reduce(
+    (x, y) => x + y,
+    0,
+  );
+  console.log(
+    `POST /v1/categories: ${load.posted()} sent, ${postAnswers} answered (${posts201} with 201), ` +
+      `${created} created (${load.posted() - postAnswers} unanswered: in flight when the load stopped, or failed)`,
+  );
+  console.log(
+    `nginx: requests served by ${JSON.stringify(perUpstream)}; passed to a second replica: ${retried}`,
+  );
+  console.log(`nginx upstream failures: ${JSON.stringify(upstreamFailures)}`);
+  if (nginxErrors.length > 0) {
+    console.log(`nginx answered itself (no replica answered) ${nginxErrors.length} times:`);
+    for (const line of nginxErrors.slice(0, 5)) console.log(`  ${line}`);
+  }
+  console.log(
+    `latency ms: p50 ${result.latency.p50}, p99 ${result.latency.p99}, max ${result.latency.max}`,
+  );
+  console.log(`exit codes:\n  ${exitCodes.join('\n  ')}`);
+
+  if (result.requests.total < 500) fail(`only ${result.requests.total} requests completed`);
+  if (result.errors > 0 || result.timeouts > 0) {
+    fail(`${result.errors} request errors (${result.timeouts} timeouts, ${resets} resets)`);
+  }
+  if (non2xx.length > 0) fail(`non-2xx answers: ${JSON.stringify(Object.fromEntries(non2xx))}`);
+  // A reset after nginx sent the request is a request the service dropped: nginx retried it
+  // only because it was a GET; the same moment would have failed a POST.
+  const dropped = upstreamFailures['reset or closed after the request was sent'];
+  if (dropped > 0)
+    fail(`nginx saw ${dropped} requests dropped by a replica (reset or closed after sending)`);
+  if (created < posts201) fail(`${created} categories created for ${posts201} answers 201`);
+}
+
+try {
+  await main();
+} catch (error) {
+  fail(error instanceof Error ? error.message : String(error));
+} finally {
+  await stopEverything();
+}
+if (failures.length > 0) {
+  console.log(`\nrolling restart: FAILED (${failures.length})\n  ${failures.join('\n  ')}`);
+  for (const name of ['a', 'b']) {
+    const file = `${work}/${name}.log`;
+    if (existsSync(file)) {
+      const tail = readFileSync(file, 'utf8').trim().split('\n').slice(-15).join('\n');
+      console.log(
+        `\n-- last lines of instance ${name}'s log (LOG_LEVEL=warn)\n${tail || '(none)'}`,
+      );
+    }
+  }
+  const errorLog = `${work}/nginx/error.log`;
+  if (existsSync(errorLog)) {
+    const tail = readFileSync(errorLog, 'utf8').trim().split('\n').slice(-15).join('\n');
+    console.log(`\n-- last lines of nginx's error log\n${tail}`);
+  }
+  process.exit(1);
+}
+console.log('\nrolling restart: passed');
