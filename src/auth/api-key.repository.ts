@@ -46,7 +46,13 @@ export class ApiKeyRepository {
     await this.keys.update({ id }, { revokedAt: null });
   }
 
-  async touchLastUsed(id: number): Promise<void> {
-    await this.keys.update({ id }, { lastUsedAt: () => 'now()' });
+  /** Sets last_used_at of many keys in one statement; never moves a date backwards. */
+  async recordLastUsed(used: Array<[id: number, at: Date]>): Promise<void> {
+    await this.keys.query(
+      `UPDATE api_keys AS k SET last_used_at = u.at
+       FROM unnest($1::bigint[], $2::timestamptz[]) AS u (id, at)
+       WHERE k.id = u.id AND (k.last_used_at IS NULL OR k.last_used_at < u.at)`,
+      [used.map(([id]) => id), used.map(([, at]) => at)],
+    );
   }
 }

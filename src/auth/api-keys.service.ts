@@ -1,4 +1,10 @@
-import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnModuleInit,
+} from '@nestjs/common';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -21,14 +27,36 @@ export interface IssuedApiKey {
   record: ApiKeyEntity;
 }
 
+/** Bound on the cache of verified keys: a flood of distinct keys cannot grow memory. */
+const MAX_CACHED_KEYS = 10_000;
+/** last_used_at is written at most this often per key, in one statement for all keys. */
+const LAST_USED_FLUSH_MS = 60_000;
+
+interface CachedKey {
+  principal: Promise<ApiKeyPrincipal | null>;
+  expiresAt: number;
+}
+
 @Injectable()
-export class ApiKeysService implements OnApplicationBootstrap {
+export class ApiKeysService
+  implements OnApplicationBootstrap, OnModuleInit, BeforeApplicationShutdown
+{
   private readonly logger = new Logger(ApiKeysService.name);
+  /** Verified keys by hash, oldest first (a Map keeps insertion order). */
+  private readonly verified = new Map<string, CachedKey>();
+  /** Keys used since the last flush, and when. */
+  private readonly usedSince = new Map<number, Date>();
+  private flushTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly repository: ApiKeyRepository,
     @InjectConfig() private readonly config: AppConfig,
   ) {}
+
+  onModuleInit(): void {
+    this.flushTimer = setInterval(() => void this.flushLastUsed(), LAST_USED_FLUSH_MS);
+    this.flushTimer.unref();
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.bootstrapApiKey) {
@@ -36,15 +64,70 @@ export class ApiKeysService implements OnApplicationBootstrap {
     }
   }
 
-  /** The caller behind `key`, or null when the key is malformed, unknown or revoked. */
+  async beforeApplicationShutdown(): Promise<void> {
+    clearInterval(this.flushTimer);
+    await this.flushLastUsed();
+  }
+
+  /**
+   * The caller behind `key`, or null when the key is malformed, unknown or revoked. A valid
+   * key is trusted from memory for API_KEY_CACHE_TTL_MS (at most 30 s, so a revocation reaches
+   * every instance within 30 s): in steady state authentication costs no database round trip.
+   */
   async verify(key: string): Promise<ApiKeyPrincipal | null> {
     if (!isWellFormedApiKey(key)) {
       return null;
     }
-    const record = await this.repository.findActiveByHash(hashApiKey(key));
-    return record
-      ? { keyId: record.id, prefix: record.prefix, fingerprint: record.keyHash.slice(0, 16) }
-      : null;
+    const keyHash = hashApiKey(key);
+    const now = Date.now();
+    let cached = this.verified.get(keyHash);
+    if (!cached || cached.expiresAt <= now) {
+      cached = { principal: this.lookUp(keyHash), expiresAt: now + this.config.apiKeyCacheTtlMs };
+      this.remember(keyHash, cached);
+    }
+    const principal = await cached.principal;
+    if (principal) {
+      this.usedSince.set(principal.keyId, new Date(now));
+    }
+    return principal;
+  }
+
+  private async lookUp(keyHash: string): Promise<ApiKeyPrincipal | null> {
+    try {
+      const record = await this.repository.findActiveByHash(keyHash);
+      if (!record) {
+        // Only valid keys are kept: an unknown key is asked for again (and rate limited).
+        this.verified.delete(keyHash);
+        return null;
+      }
+      return { keyId: record.id, prefix: record.prefix, fingerprint: keyHash.slice(0, 16) };
+    } catch (error) {
+      this.verified.delete(keyHash);
+      throw error;
+    }
+  }
+
+  private remember(keyHash: string, entry: CachedKey): void {
+    if (this.config.apiKeyCacheTtlMs === 0) return;
+    this.verified.delete(keyHash);
+    if (this.verified.size >= MAX_CACHED_KEYS) {
+      this.verified.delete(this.verified.keys().next().value!);
+    }
+    this.verified.set(keyHash, entry);
+  }
+
+  /** Writes last_used_at for the keys used since the last flush, off the request path. */
+  async flushLastUsed(): Promise<void> {
+    if (this.usedSince.size === 0) return;
+    const used = [...this.usedSince];
+    this.usedSince.clear();
+    try {
+      await this.repository.recordLastUsed(used);
+    } catch (error) {
+      this.logger.warn(
+        `could not record when keys were last used: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
   }
 
   async issue(name: string): Promise<IssuedApiKey> {

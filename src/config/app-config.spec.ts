@@ -10,7 +10,14 @@ describe('loadConfig', () => {
       seedDemo: true,
       logLevel: 'info',
       changelogUrl: 'https://petstore.example/changelog',
-      db: { poolSize: 10, connectTimeoutMs: 2000, statementTimeoutMs: 5000, migrateOnStart: true },
+      db: {
+        poolSize: 10,
+        connectTimeoutMs: 2000,
+        statementTimeoutMs: 5000,
+        streamTimeoutMs: 300_000,
+        migrateOnStart: true,
+      },
+      apiKeyCacheTtlMs: 20_000,
     });
     expect(config.dataDir).toMatch(/\.data$/);
     expect(config.petsSunsetAt.getTime()).toBeGreaterThan(config.petsDeprecatedAt.getTime());

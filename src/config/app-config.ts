@@ -17,6 +17,8 @@ export interface AppConfig {
   petsDeprecatedAt: Date;
   petsSunsetAt: Date;
   logLevel: LogLevel;
+  /** How long a verified API key is trusted without asking the database (≤ 30 s: revocation). */
+  apiKeyCacheTtlMs: number;
   /** `json` (one object per line) or `pretty` (development). */
   logFormat: 'json' | 'pretty';
   /** Redis for rate limits shared by all instances; unset = in memory, per instance. */
@@ -48,6 +50,8 @@ export interface AppConfig {
     poolSize: number;
     connectTimeoutMs: number;
     statementTimeoutMs: number;
+    /** Longest a streamed listOrders may take, slow clients included (its cursor is one statement). */
+    streamTimeoutMs: number;
     /** Run pending migrations at start-up (under an advisory lock). */
     migrateOnStart: boolean;
   };
@@ -90,6 +94,8 @@ export const CONFIG_DEFAULTS = {
   DB_POOL_SIZE: 10,
   DB_CONNECT_TIMEOUT_MS: 2000,
   DB_STATEMENT_TIMEOUT_MS: 5000,
+  DB_STREAM_TIMEOUT_MS: 300_000,
+  API_KEY_CACHE_TTL_MS: 20_000,
 } as const;
 
 type Env = Record<string, string | undefined>;
@@ -147,6 +153,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
     petsDeprecatedAt,
     petsSunsetAt,
     logLevel,
+    apiKeyCacheTtlMs: read.int(
+      'API_KEY_CACHE_TTL_MS',
+      CONFIG_DEFAULTS.API_KEY_CACHE_TTL_MS,
+      0,
+      30_000,
+    ),
     logFormat: read.oneOf(
       'LOG_FORMAT',
       ['json', 'pretty'] as const,
@@ -198,6 +210,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
         CONFIG_DEFAULTS.DB_STATEMENT_TIMEOUT_MS,
         100,
         3_600_000,
+      ),
+      streamTimeoutMs: read.int(
+        'DB_STREAM_TIMEOUT_MS',
+        CONFIG_DEFAULTS.DB_STREAM_TIMEOUT_MS,
+        1000,
+        86_400_000,
       ),
       migrateOnStart: read.bool('MIGRATE_ON_START', true),
     },

@@ -1,6 +1,12 @@
 import { Injectable } from '@nestjs/common';
+import type { Readable } from 'node:stream';
+import type pg from 'pg';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { Repository, type QueryRunner } from 'typeorm';
+import type { JsonRow } from '../common/http/json-array.stream.js';
+import type { AppConfig } from '../config/app-config.js';
+import { CursorStream } from '../database/cursor-stream.js';
+import { InjectConfig } from '../config/app-config.provider.js';
 import { OrderEntity, OrderStatus, type Order } from './order.entity.js';
 
 interface OrderRow {
@@ -12,6 +18,17 @@ interface OrderRow {
 }
 
 const ORDER_COLUMNS = `id, pet_id AS "petId", quantity, ship_date AS "shipDate", status`;
+
+/**
+ * An order as the API shows it (OrderDto), rendered by PostgreSQL: shipDate in UTC with
+ * milliseconds and left out when unknown (json_strip_nulls: no other field can be null).
+ */
+const ORDERS_AS_JSON = `
+  SELECT json_strip_nulls(json_build_object(
+    'id', id, 'petId', pet_id, 'quantity', quantity,
+    'shipDate', to_char(ship_date AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'complete', status = 'shipped', 'status', status))::text
+  FROM orders ORDER BY id`;
 
 function toOrder(row: OrderRow): Order {
   // Ids stop at 2^53 - 1 (see the initial migration), so Number() is exact.
@@ -31,13 +48,58 @@ function toOrder(row: OrderRow): Order {
  */
 @Injectable()
 export class OrderRepository {
-  constructor(@InjectRepository(OrderEntity) private readonly orders: Repository<OrderEntity>) {}
+  private readonly db: AppConfig['db'];
 
-  async listAll(): Promise<Order[]> {
-    const rows: OrderRow[] = await this.orders.query(
-      `SELECT ${ORDER_COLUMNS} FROM orders ORDER BY id`,
-    );
-    return rows.map(toOrder);
+  constructor(
+    @InjectRepository(OrderEntity) private readonly orders: Repository<OrderEntity>,
+    @InjectConfig() config: AppConfig,
+  ) {
+    this.db = config.db;
+  }
+
+  /**
+   * Every order by id as rows of one column, `[json]`, the JSON text rendered by PostgreSQL (no
+   * row objects in Node), read through a server-side cursor on a connection of its own. The connection goes
+   * back to the pool as soon as the stream ends, fails or is destroyed (a client that hangs
+   * up): TypeORM's own stream() releases only on end or error.
+   */
+  async streamAllAsJson(): Promise<Readable> {
+    const runner = this.orders.manager.connection.createQueryRunner();
+    const client = (await runner.connect()) as pg.PoolClient;
+    try {
+      // The cursor is one statement for its whole life, slow readers included.
+      await client.query(`SELECT set_config('statement_timeout', $1, false)`, [
+        String(this.db.streamTimeoutMs),
+      ]);
+    } catch (error) {
+      await runner.release();
+      throw error;
+    }
+    const rows = new CursorStream<JsonRow>(client, ORDERS_AS_JSON, []);
+    rows.once('close', () => void this.release(runner, client, rows.failed));
+    return rows;
+  }
+
+  /**
+   * Gives the stream's connection back: with its statement timeout restored when healthy,
+   * dropped from the pool when broken (or when restoring does not answer within a second).
+   */
+  private async release(
+    runner: QueryRunner,
+    client: pg.PoolClient,
+    broken: boolean,
+  ): Promise<void> {
+    const queryable = (client as unknown as { _queryable?: boolean })._queryable !== false;
+    if (!broken && queryable) {
+      const reset = client.query('RESET statement_timeout').then(() => true);
+      const timeout = new Promise<false>((done) => setTimeout(() => done(false), 1000).unref());
+      broken = !(await Promise.race([reset, timeout]).catch(() => false));
+    } else {
+      broken = true;
+    }
+    // pg-pool drops a client that is ending instead of handing it out again.
+    if (broken) void client.end().catch(() => undefined);
+    await runner.release();
   }
 
   async findById(id: string): Promise<Order | null> {

@@ -24,6 +24,7 @@ import { ErrorCode } from '../common/errors/error-code.js';
 import { ApiInt64IdParam, Experimental } from '../common/http/api-decorators.js';
 import { Int64IdPipe } from '../common/http/int64-id.pipe.js';
 import { JsonBodyInterceptor } from '../common/http/json-body.interceptor.js';
+import { sendJsonArray } from '../common/http/send-json-array.js';
 import { OrderDto } from './dto/order.dto.js';
 import { PlaceOrderDto } from './dto/place-order.dto.js';
 import { StoreService } from './store.service.js';
@@ -38,12 +39,13 @@ export class StoreController {
   @ApiOperation({
     operationId: 'listOrders',
     summary: 'List every order, by id ascending',
-    description: 'No filtering or pagination in v1: every order, cancelled ones included.',
+    description:
+      'No filtering or pagination in v1: every order, cancelled ones included. The array is streamed.',
   })
   @ApiOkResponse({ type: [OrderDto] })
   @ApiErrorResponses()
-  async list(): Promise<OrderDto[]> {
-    return (await this.store.listAll()).map((order) => OrderDto.from(order));
+  async list(@Res() response: Response): Promise<void> {
+    await sendJsonArray(response, await this.store.streamAllAsJson());
   }
 
   @Post()

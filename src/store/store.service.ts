@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { Readable } from 'node:stream';
 import type { Order } from './order.entity.js';
 import { OrderNotFoundError, UnknownPetInOrderError } from './order.errors.js';
 import { OrderRepository } from './order.repository.js';
@@ -14,8 +15,9 @@ export interface NewOrder {
 export class StoreService {
   constructor(private readonly orders: OrderRepository) {}
 
-  listAll(): Promise<Order[]> {
-    return this.orders.listAll();
+  /** Every order as `[json]` rows (see OrderRepository.streamAllAsJson). */
+  streamAllAsJson(): Promise<Readable> {
+    return this.orders.streamAllAsJson();
   }
 
   async getById(orderId: string): Promise<Order> {

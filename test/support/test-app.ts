@@ -44,6 +44,8 @@ export async function startAppInstance(
     seedDemo: false,
     // Off unless a test turns them on: suites send hundreds of requests a minute from one address.
     rateLimit: { ...defaults.rateLimit, perKeyPerMinute: 0, unauthenticatedPerMinute: 0 },
+    // Every key check reaches the database unless a test turns the cache on: tests revoke keys.
+    apiKeyCacheTtlMs: 0,
     ...overrides,
     databaseUrl,
   };

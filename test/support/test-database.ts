@@ -61,6 +61,7 @@ function ensureMigratedTemplate(): Promise<void> {
           poolSize: 1,
           connectTimeoutMs: CONFIG_DEFAULTS.DB_CONNECT_TIMEOUT_MS,
           statementTimeoutMs: CONFIG_DEFAULTS.DB_STATEMENT_TIMEOUT_MS,
+          streamTimeoutMs: CONFIG_DEFAULTS.DB_STREAM_TIMEOUT_MS,
           migrateOnStart: true,
         }),
       );
