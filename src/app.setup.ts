@@ -1,11 +1,11 @@
 import type { INestApplication, NestApplicationOptions } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
-import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import type { HttpLogger } from 'pino-http';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { errorBody, routeNotFound } from './common/errors/all-exceptions.filter.js';
+import { staticSecurityHeaders } from './common/http/security-headers.js';
 import { createValidationPipe } from './common/http/validation.pipe.js';
 import { requestIdMiddleware } from './common/http/request-id.middleware.js';
 import type { AppConfig } from './config/app-config.js';
@@ -20,14 +20,14 @@ export const API_PREFIX = 'v1';
 export const APP_OPTIONS: NestApplicationOptions = { bodyParser: false, bufferLogs: true };
 
 /** A JSON API needs no scripts, styles or frames: the strictest policy. */
-const apiHelmet = helmet({
+const apiHeaders = staticSecurityHeaders({
   contentSecurityPolicy: {
     useDefaults: false,
     directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
   },
 });
 /** Swagger UI: its own scripts and styles (served by us, no CDN), inline styles, data: icons. */
-const docsHelmet = helmet({
+const docsHeaders = staticSecurityHeaders({
   contentSecurityPolicy: {
     // No upgrade-insecure-requests: TLS ends at the balancer, and a local http:// must work.
     useDefaults: false,
@@ -69,13 +69,15 @@ export async function configureApp(
 ): Promise<OpenAPIObject> {
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
+  // A JSON API whose clients do not revalidate: hashing every body for an ETag is waste.
+  app.set('etag', false);
   if (config.trustProxy !== undefined) {
     app.set('trust proxy', config.trustProxy);
   }
   app.use(requestIdMiddleware);
   app.use(app.get<HttpLogger>(HTTP_LOGGER));
   app.use((request: Request, response: Response, next: NextFunction) =>
-    (request.path === '/docs' || request.path.startsWith('/docs/') ? docsHelmet : apiHelmet)(
+    (request.path === '/docs' || request.path.startsWith('/docs/') ? docsHeaders : apiHeaders)(
       request,
       response,
       next,

@@ -1,0 +1,23 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import helmet, { type HelmetOptions } from 'helmet';
+
+/**
+ * Helmet decides the headers; this sets them. Helmet's policy does not depend on the request,
+ * so it runs once against a stand-in response at start-up, and each request then gets the
+ * resulting fixed list in one loop: about a dozen middleware calls fewer per request, which the
+ * benchmark showed is a large share of a small request's cost.
+ */
+export function staticSecurityHeaders(options: HelmetOptions): RequestHandler {
+  const headers: Array<[string, string]> = [];
+  const recorder = {
+    setHeader: (name: string, value: string | number | readonly string[]) => {
+      headers.push([name, Array.isArray(value) ? value.join(', ') : String(value)]);
+    },
+    removeHeader: () => undefined,
+  };
+  helmet(options)({} as Request, recorder as unknown as Response, () => undefined);
+  return (_request: Request, response: Response, next: NextFunction) => {
+    for (const [name, value] of headers) response.setHeader(name, value);
+    next();
+  };
+}
