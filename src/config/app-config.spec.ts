@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig, nestLogLevels } from './app-config.js';
+import { ConfigError, loadConfig } from './app-config.js';
 
 describe('loadConfig', () => {
   it('applies the documented defaults to an empty environment', () => {
@@ -53,12 +53,5 @@ describe('loadConfig', () => {
   it('accepts a well-formed bootstrap key', () => {
     const key = `psk_${'a'.repeat(43)}`;
     expect(loadConfig({ BOOTSTRAP_API_KEY: key }).bootstrapApiKey).toBe(key);
-  });
-
-  it('maps LOG_LEVEL onto Nest logger levels', () => {
-    expect(nestLogLevels('silent')).toEqual([]);
-    expect(nestLogLevels('warn')).toEqual(['fatal', 'error', 'warn']);
-    expect(nestLogLevels('info')).toEqual(['fatal', 'error', 'warn', 'log']);
-    expect(nestLogLevels('trace')).toContain('verbose');
   });
 });

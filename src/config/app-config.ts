@@ -60,15 +60,6 @@ export interface AppConfig {
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-/** The Nest logger levels that LOG_LEVEL enables. */
-export function nestLogLevels(
-  level: LogLevel,
-): Array<'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose'> {
-  const order = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'] as const;
-  const cut = { silent: 0, fatal: 1, error: 2, warn: 3, info: 4, debug: 5, trace: 6 }[level];
-  return order.slice(0, cut);
-}
-
 /** A configuration value that stops the process: the message names the variable. */
 export class ConfigError extends Error {
   constructor(variable: string, problem: string) {

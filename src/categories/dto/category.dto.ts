@@ -1,16 +1,10 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { MAX_ASSIGNED_ID } from '../../common/http/int64-id.pipe.js';
+import { ApiIdProperty } from '../../common/http/api-decorators.js';
 import type { CategoryEntity } from '../category.entity.js';
 
 @ApiSchema({ name: 'Category' })
 export class CategoryDto {
-  @ApiProperty({
-    type: 'integer',
-    format: 'int64',
-    minimum: 1,
-    maximum: MAX_ASSIGNED_ID,
-    example: 1,
-  })
+  @ApiIdProperty(1)
   id: number;
 
   @ApiProperty({ minLength: 1, maxLength: 64, example: 'dog' })

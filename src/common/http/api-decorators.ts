@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiExtension, ApiParam } from '@nestjs/swagger';
+import { ApiExtension, ApiParam, ApiProperty } from '@nestjs/swagger';
 import { MAX_ASSIGNED_ID } from './int64-id.pipe.js';
 
 /** Marks an operation added beyond the original interface (contract: may still change). */
@@ -21,3 +21,14 @@ export const ApiInt64IdParam = (name: string, description: string): MethodDecora
       },
     }),
   );
+
+/** An id field: int64 on the wire, at most 2^53 - 1 as assigned by the service. */
+export const ApiIdProperty = (example: number, description?: string): PropertyDecorator =>
+  ApiProperty({
+    type: 'integer',
+    format: 'int64',
+    minimum: 1,
+    maximum: MAX_ASSIGNED_ID,
+    example,
+    description,
+  });

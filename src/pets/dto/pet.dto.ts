@@ -1,16 +1,10 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { MAX_ASSIGNED_ID } from '../../common/http/int64-id.pipe.js';
+import { ApiIdProperty } from '../../common/http/api-decorators.js';
 import { PetStatus, type PetWithCategory } from '../pet.entity.js';
 
 @ApiSchema({ name: 'PetCategory' })
 export class PetCategoryDto {
-  @ApiProperty({
-    type: 'integer',
-    format: 'int64',
-    minimum: 1,
-    maximum: MAX_ASSIGNED_ID,
-    example: 1,
-  })
+  @ApiIdProperty(1)
   id: number;
 
   @ApiProperty({ minLength: 1, maxLength: 64, example: 'dog' })
@@ -19,13 +13,7 @@ export class PetCategoryDto {
 
 @ApiSchema({ name: 'Pet' })
 export class PetDto {
-  @ApiProperty({
-    type: 'integer',
-    format: 'int64',
-    minimum: 1,
-    maximum: MAX_ASSIGNED_ID,
-    example: 7,
-  })
+  @ApiIdProperty(7)
   id: number;
 
   @ApiProperty({ minLength: 1, maxLength: 100, example: 'Rex' })

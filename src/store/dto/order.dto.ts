@@ -1,26 +1,14 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { MAX_ASSIGNED_ID } from '../../common/http/int64-id.pipe.js';
+import { ApiIdProperty } from '../../common/http/api-decorators.js';
 import { OrderStatus, type Order } from '../order.entity.js';
 import { isComplete } from '../order-transitions.js';
 
 @ApiSchema({ name: 'Order' })
 export class OrderDto {
-  @ApiProperty({
-    type: 'integer',
-    format: 'int64',
-    minimum: 1,
-    maximum: MAX_ASSIGNED_ID,
-    example: 42,
-  })
+  @ApiIdProperty(42)
   id: number;
 
-  @ApiProperty({
-    type: 'integer',
-    format: 'int64',
-    minimum: 1,
-    maximum: MAX_ASSIGNED_ID,
-    example: 7,
-  })
+  @ApiIdProperty(7)
   petId: number;
 
   @ApiProperty({ type: 'integer', format: 'int32', minimum: 1, maximum: 1000, example: 2 })

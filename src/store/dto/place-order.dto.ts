@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsISO8601, IsInt, Matches, Max, Min, ValidateIf } from 'class-validator';
-import { INT64_MAX, MAX_ASSIGNED_ID } from '../../common/http/int64-id.pipe.js';
+import { ApiIdProperty } from '../../common/http/api-decorators.js';
+import { INT64_MAX } from '../../common/http/int64-id.pipe.js';
 
 /** ISO 8601 date-time with an explicit offset: a ship date without one would be ambiguous. */
 const DATE_TIME_WITH_OFFSET =
@@ -8,13 +9,7 @@ const DATE_TIME_WITH_OFFSET =
 
 @ApiSchema({ name: 'NewOrder' })
 export class PlaceOrderDto {
-  @ApiProperty({
-    type: 'integer',
-    format: 'int64',
-    minimum: 1,
-    maximum: MAX_ASSIGNED_ID,
-    example: 7,
-  })
+  @ApiIdProperty(7)
   @IsInt()
   @Min(1)
   @Max(Number(INT64_MAX))
