@@ -3,7 +3,13 @@ import type { NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import type { HttpLogger } from 'pino-http';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import {
+  DocumentBuilder,
+  SwaggerModule,
+  type HeaderObject,
+  type OpenAPIObject,
+  type PathItemObject,
+} from '@nestjs/swagger';
 import { errorBody, routeNotFound } from './common/errors/all-exceptions.filter.js';
 import { staticSecurityHeaders } from './common/http/security-headers.js';
 import { createValidationPipe } from './common/http/validation.pipe.js';
@@ -124,12 +130,21 @@ function setupSwagger(app: INestApplication, config: AppConfig): OpenAPIObject {
       'bearer',
     )
     .addSecurityRequirements('bearer')
+    .addTag('store', 'Store orders: list, place, read, ship and cancel')
+    .addTag('categories', 'Pet categories: list and create')
+    .addTag('pets', 'Pets: the deprecated read of one pet')
     // A relative server works wherever this instance is reached, so "Try it out" does too.
-    .addServer(`/${API_PREFIX}`, 'This instance');
+    .addServer(`/${API_PREFIX}`, 'This instance, wherever it runs (local, staging or production)');
   if (config.publicBaseUrl) builder.addServer(withApiPrefix(config.publicBaseUrl), 'Production');
   if (config.stagingBaseUrl) builder.addServer(withApiPrefix(config.stagingBaseUrl), 'Staging');
+  const options = builder.build();
+  // The document is served to anyone, so every server it lists is meant for its readers.
+  options.servers = options.servers?.map((server) =>
+    Object.assign(server, { 'x-internal': false }),
+  );
 
-  const document = SwaggerModule.createDocument(app, builder.build(), { ignoreGlobalPrefix: true });
+  const document = SwaggerModule.createDocument(app, options, { ignoreGlobalPrefix: true });
+  documentCommonHeaders(document);
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs-json',
     raw: ['json'],
@@ -137,4 +152,66 @@ function setupSwagger(app: INestApplication, config: AppConfig): OpenAPIObject {
     swaggerOptions: { persistAuthorization: true, displayOperationId: true },
   });
   return document;
+}
+
+/**
+ * Headers the global RateLimitGuard sends on every /v1 answer it has counted, while limiting is
+ * on (a limit of 0 turns it off). Guards run before pipes, interceptors and handlers, so that
+ * is every 2xx and 4xx answer, the 401 and the 429 included.
+ */
+const RATE_LIMIT_HEADERS: Record<string, HeaderObject> = {
+  'X-RateLimit-Limit': {
+    description:
+      'Requests allowed per minute to this API key (without a valid key: to this client address)',
+    // RATE_LIMIT_PER_MINUTE and RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE are at most 1 000 000.
+    schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 1_000_000, example: 600 },
+  },
+  'X-RateLimit-Remaining': {
+    description: 'Requests left in the current one-minute window',
+    schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 1_000_000, example: 599 },
+  },
+  'X-RateLimit-Reset': {
+    description: 'Seconds until the current window ends',
+    schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 60, example: 42 },
+  },
+};
+
+/** Sent on every answer (errors too) to a browser whose Origin is one of CORS_ORIGINS. */
+const CORS_HEADERS: Record<string, HeaderObject> = {
+  'Access-Control-Allow-Origin': {
+    description: "The caller's Origin, when CORS_ORIGINS lists it (CORS is off unless configured)",
+    schema: { type: 'string', format: 'uri', maxLength: 2048, example: 'https://app.example.com' },
+  },
+};
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+/**
+ * Documents the headers app-wide machinery adds (the rate-limit guard, CORS) on every response
+ * of every operation, once, as components referenced from each response. A decorator could not
+ * do it: nestjs/swagger replaces a status's whole response entry when a second decorator
+ * describes it, so the headers of its own (Location, Deprecation, Retry-After) would be lost.
+ */
+function documentCommonHeaders(document: OpenAPIObject): void {
+  document.components = {
+    ...document.components,
+    headers: { ...document.components?.headers, ...RATE_LIMIT_HEADERS, ...CORS_HEADERS },
+  };
+  const refs = (headers: Record<string, HeaderObject>) =>
+    Object.fromEntries(
+      Object.keys(headers).map((name) => [name, { $ref: `#/components/headers/${name}` }]),
+    );
+  const operations = Object.values<PathItemObject>(document.paths).flatMap((item) =>
+    HTTP_METHODS.flatMap((method) => item[method] ?? []),
+  );
+  for (const operation of operations) {
+    for (const [status, response] of Object.entries(operation.responses)) {
+      if (response === undefined || '$ref' in response) continue;
+      response.headers = {
+        ...response.headers,
+        ...(/^[24]/.test(status) ? refs(RATE_LIMIT_HEADERS) : {}),
+        ...refs(CORS_HEADERS),
+      };
+    }
+  }
 }

@@ -20,8 +20,12 @@ export class CategoriesController {
   constructor(private readonly categories: CategoriesService) {}
 
   @Get()
-  @ApiOperation({ operationId: 'listCategories', summary: 'List every category, by id ascending' })
-  @ApiOkResponse({ type: [CategoryDto] })
+  @ApiOperation({
+    operationId: 'listCategories',
+    summary: 'List every category, by id ascending',
+    description: 'No filtering or pagination in v1: every category.',
+  })
+  @ApiOkResponse({ type: [CategoryDto], description: 'Every category, by id ascending' })
   @ApiErrorResponses()
   async list(): Promise<CategoryDto[]> {
     return (await this.categories.listAll()).map((category) => CategoryDto.from(category));
@@ -30,7 +34,12 @@ export class CategoriesController {
   @Post()
   @HttpCode(HttpStatus.CREATED)
   @UseInterceptors(JsonBodyInterceptor)
-  @ApiOperation({ operationId: 'createCategory', summary: 'Create a category' })
+  @ApiOperation({
+    operationId: 'createCategory',
+    summary: 'Create a category',
+    description:
+      'The name is trimmed and must be unique ignoring case (409 CATEGORY_EXISTS). Unknown fields are refused.',
+  })
   @ApiCreatedResponse({ type: CategoryDto, description: 'The created category with its new id' })
   @ApiErrorResponses(
     ErrorCode.VALIDATION_FAILED,

@@ -7,16 +7,32 @@ import { Int64IdPipe } from '../common/http/int64-id.pipe.js';
 import { PetDto } from './dto/pet.dto.js';
 import { PetsService } from './pets.service.js';
 
+/** As deprecationHeaders() writes them; the configured dates have four-digit years. */
 const DEPRECATION_HEADERS = {
   Deprecation: {
     description: 'RFC 9745: when this operation was deprecated (@ + Unix seconds)',
-    schema: { type: 'string', example: '@1793491200' },
+    schema: { type: 'string', maxLength: 14, pattern: '^@-?[0-9]{1,12}$', example: '@1793491200' },
   },
   Sunset: {
-    description: 'RFC 8594: when this operation goes away',
-    schema: { type: 'string', example: 'Sat, 01 May 2027 00:00:00 GMT' },
+    description: 'RFC 8594: when this operation goes away (an HTTP-date)',
+    schema: {
+      type: 'string',
+      minLength: 29,
+      maxLength: 29,
+      pattern:
+        '^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), [0-9]{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2} GMT$',
+      example: 'Sat, 01 May 2027 00:00:00 GMT',
+    },
   },
-  Link: { description: 'The changelog, rel="deprecation"', schema: { type: 'string' } },
+  Link: {
+    description: 'The changelog (CHANGELOG_URL), rel="deprecation"',
+    schema: {
+      type: 'string',
+      maxLength: 2100,
+      pattern: '^<https?://[^>]+>; rel="deprecation"; type="text/html"$',
+      example: '<https://petstore.example/changelog>; rel="deprecation"; type="text/html"',
+    },
+  },
 };
 
 /**
@@ -38,7 +54,7 @@ export class PetsController {
     deprecated: true,
   })
   @ApiInt64IdParam('petId', 'Identifier of the pet')
-  @ApiOkResponse({ type: PetDto, headers: DEPRECATION_HEADERS })
+  @ApiOkResponse({ type: PetDto, description: 'The pet', headers: DEPRECATION_HEADERS })
   @ApiErrorResponses(ErrorCode.VALIDATION_FAILED, ErrorCode.PET_NOT_FOUND)
   async getById(@Param('petId', Int64IdPipe) petId: string): Promise<PetDto> {
     return PetDto.from(await this.pets.getById(petId));

@@ -42,7 +42,7 @@ export class StoreController {
     description:
       'No filtering or pagination in v1: every order, cancelled ones included. The array is streamed.',
   })
-  @ApiOkResponse({ type: [OrderDto] })
+  @ApiOkResponse({ type: [OrderDto], description: 'Every order, by id ascending' })
   @ApiErrorResponses()
   async list(@Res() response: Response): Promise<void> {
     await sendJsonArray(response, await this.store.streamAllAsJson());
@@ -52,13 +52,26 @@ export class StoreController {
   @HttpCode(HttpStatus.CREATED)
   @UseInterceptors(JsonBodyInterceptor)
   @Experimental()
-  @ApiOperation({ operationId: 'placeOrder', summary: 'Place an order (pending)' })
+  @ApiOperation({
+    operationId: 'placeOrder',
+    summary: 'Place an order (pending)',
+    description:
+      'Creates a pending order for an existing pet. Unknown fields are refused; an unknown pet is a 422.',
+  })
   @ApiCreatedResponse({
     type: OrderDto,
+    description: 'The new order, pending',
     headers: {
       Location: {
         description: 'Path of the new order',
-        schema: { type: 'string', example: '/v1/store/orders/42' },
+        // Ids are assigned up to 2^53 - 1: at most 16 digits.
+        schema: {
+          type: 'string',
+          format: 'uri-reference',
+          maxLength: 33,
+          pattern: '^/v1/store/orders/[1-9][0-9]{0,15}$',
+          example: '/v1/store/orders/42',
+        },
       },
     },
   })
@@ -84,9 +97,13 @@ export class StoreController {
 
   @Get(':orderId')
   @Experimental()
-  @ApiOperation({ operationId: 'getOrderById', summary: 'Read one order' })
+  @ApiOperation({
+    operationId: 'getOrderById',
+    summary: 'Read one order',
+    description: 'Any order, whatever its status; cancelled orders are kept and can be read.',
+  })
   @ApiInt64IdParam('orderId', 'Identifier of the order')
-  @ApiOkResponse({ type: OrderDto })
+  @ApiOkResponse({ type: OrderDto, description: 'The order' })
   @ApiErrorResponses(ErrorCode.VALIDATION_FAILED, ErrorCode.ORDER_NOT_FOUND)
   async getById(@Param('orderId', Int64IdPipe) orderId: string): Promise<OrderDto> {
     return OrderDto.from(await this.store.getById(orderId));
@@ -102,7 +119,7 @@ export class StoreController {
       'Sets status shipped, complete true and shipDate now. Shipping a shipped order changes nothing.',
   })
   @ApiInt64IdParam('orderId', 'Identifier of the order to ship')
-  @ApiOkResponse({ type: OrderDto })
+  @ApiOkResponse({ type: OrderDto, description: 'The order, shipped' })
   @ApiErrorResponses(
     ErrorCode.VALIDATION_FAILED,
     ErrorCode.ORDER_NOT_FOUND,

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ApiIdProperty } from '../../common/http/api-decorators.js';
+import { SAFE_PROSE_PATTERN, SAFE_TEXT_PATTERN } from '../../common/http/safe-text.validator.js';
 import type { CategoryEntity } from '../category.entity.js';
 
 @ApiSchema({ name: 'Category' })
@@ -7,10 +8,14 @@ export class CategoryDto {
   @ApiIdProperty(1)
   id: number;
 
-  @ApiProperty({ minLength: 1, maxLength: 64, example: 'dog' })
+  @ApiProperty({ minLength: 1, maxLength: 64, pattern: SAFE_TEXT_PATTERN, example: 'dog' })
   name: string;
 
-  @ApiPropertyOptional({ maxLength: 500, example: 'Domestic dogs of every breed' })
+  @ApiPropertyOptional({
+    maxLength: 500,
+    pattern: SAFE_PROSE_PATTERN,
+    example: 'Domestic dogs of every breed',
+  })
   description?: string;
 
   static from(category: CategoryEntity): CategoryDto {

@@ -1,5 +1,5 @@
 import { applyDecorators, HttpStatus } from '@nestjs/common';
-import { ApiResponse } from '@nestjs/swagger';
+import { ApiResponse, type HeadersObject } from '@nestjs/swagger';
 import { ERROR_STATUS, ErrorCode } from './error-code.js';
 import { ErrorDto } from './error.dto.js';
 
@@ -33,11 +33,32 @@ const COMMON_ERRORS: DocumentedError[] = [
   ErrorCode.SERVICE_UNAVAILABLE,
 ];
 
+/** 429: at most the one-minute rate-limit window; 503: a few seconds (ServiceUnavailableError). */
 const RETRY_AFTER = {
   'Retry-After': {
     description: 'Seconds to wait before retrying',
-    schema: { type: 'integer', minimum: 0, example: 30 },
+    schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 60, example: 30 },
   },
+};
+
+/**
+ * Headers an error status carries of its own. The rate-limit and CORS headers that every answer
+ * can carry are added to the whole document in app.setup.ts.
+ */
+const ERROR_HEADERS: Partial<Record<number, HeadersObject>> = {
+  401: {
+    'WWW-Authenticate': {
+      description:
+        'How to authenticate; error="invalid_token" when a key was sent but is not valid',
+      schema: {
+        type: 'string',
+        enum: ['Bearer realm="petstore"', 'Bearer realm="petstore", error="invalid_token"'],
+        example: 'Bearer realm="petstore"',
+      },
+    },
+  },
+  429: RETRY_AFTER,
+  503: RETRY_AFTER,
 };
 
 /**
@@ -58,7 +79,7 @@ export function ApiErrorResponses(...errors: DocumentedError[]): MethodDecorator
         status,
         description: codes.join(', '),
         type: ErrorDto,
-        headers: status === 429 || status === 503 ? RETRY_AFTER : undefined,
+        headers: ERROR_HEADERS[status],
         examples: Object.fromEntries(
           codes.map((code) => [
             code,

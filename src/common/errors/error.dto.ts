@@ -10,6 +10,6 @@ export class ErrorDto {
   @ApiProperty({ example: 'quantity must not be greater than 1000', maxLength: 1000 })
   message: string;
 
-  @ApiProperty({ type: 'integer', minimum: 400, maximum: 599, example: 400 })
+  @ApiProperty({ type: 'integer', format: 'int32', minimum: 400, maximum: 599, example: 400 })
   status: number;
 }

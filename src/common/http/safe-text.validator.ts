@@ -1,11 +1,20 @@
 import { ValidateBy, ValidationOptions, buildMessage } from 'class-validator';
 
 // C0 controls (NUL included), DEL and C1 controls.
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
-// Like CONTROL_CHARACTER, but tabs and line breaks are fine in prose.
-// eslint-disable-next-line no-control-regex -- as above
-const CONTROL_CHARACTER_EXCEPT_WHITESPACE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+const CONTROL_CHARACTERS = '\\u0000-\\u001f\\u007f-\\u009f';
+// The same, but tabs and line breaks are fine in prose.
+const CONTROL_CHARACTERS_EXCEPT_WHITESPACE =
+  '\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f';
+
+const CONTROL_CHARACTER = new RegExp(`[${CONTROL_CHARACTERS}]`);
+const CONTROL_CHARACTER_EXCEPT_WHITESPACE = new RegExp(`[${CONTROL_CHARACTERS_EXCEPT_WHITESPACE}]`);
+
+/**
+ * The same rules as JSON Schema `pattern`s (ECMA-262), for the OpenAPI document: text without
+ * control characters, and prose that may also hold tabs and line breaks.
+ */
+export const SAFE_TEXT_PATTERN = `^[^${CONTROL_CHARACTERS}]*$`;
+export const SAFE_PROSE_PATTERN = `^[^${CONTROL_CHARACTERS_EXCEPT_WHITESPACE}]*$`;
 
 /**
  * Text PostgreSQL can store and a person can read: well-formed UTF-16 (no lone surrogates,

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ApiIdProperty } from '../../common/http/api-decorators.js';
+import { SAFE_TEXT_PATTERN } from '../../common/http/safe-text.validator.js';
 import { PetStatus, type PetWithCategory } from '../pet.entity.js';
 
 @ApiSchema({ name: 'PetCategory' })
@@ -7,7 +8,8 @@ export class PetCategoryDto {
   @ApiIdProperty(1)
   id: number;
 
-  @ApiProperty({ minLength: 1, maxLength: 64, example: 'dog' })
+  /** A category's name, as CategoryDto documents it. */
+  @ApiProperty({ minLength: 1, maxLength: 64, pattern: SAFE_TEXT_PATTERN, example: 'dog' })
   name: string;
 }
 

@@ -17,6 +17,10 @@ export class OrderDto {
   @ApiPropertyOptional({
     type: 'string',
     format: 'date-time',
+    // UTC with milliseconds, as Date.prototype.toISOString writes it: a year beyond 0000-9999
+    // (an offset can push 9999-12-31 over) takes a sign and six digits.
+    maxLength: 27,
+    pattern: '^(\\d{4}|[+-]\\d{6})-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$',
     example: '2026-11-21T10:00:00.000Z',
     description: 'Expected or actual ship date (UTC); omitted when unknown.',
   })
