@@ -1,0 +1,1135 @@
+import fc from 'fast-check';
+import type { Response } from 'supertest';
+import { insertCategory, insertOrder, insertPet } from './support/factories.js';
+import { dataSnapshot } from './support/http-assertions.js';
+import {
+  CREATE_CATEGORY_RULES,
+  MAX_BODY_BYTES,
+  NOT_SENDABLE,
+  PLACE_ORDER_RULES,
+  SANE_REQUEST_ID,
+  WEIRD_KEYS,
+  authorizationCase,
+  authorizationValues,
+  contentTypeCase,
+  decodedSegment,
+  deepJsonText,
+  encodePathSegment,
+  encodedIdText,
+  expectContractError,
+  expectError,
+  expectSaneAnswer,
+  extraHeaders,
+  hostileJsonValue,
+  hostileText,
+  isContractId,
+  judgeAuthorization,
+  judgeBody,
+  jsonSpace,
+  nestingDepth,
+  objectText,
+  rawPercentId,
+  receivedHeaderValue,
+  shipDateInstant,
+  requestIdCase,
+  sendUnlessRefused,
+  weirdKey,
+  wrongTypeText,
+  type BodyRules,
+  type BodyVerdict,
+  type Member,
+} from './support/hostile-input.js';
+import { createTestApp, type TestApp } from './support/test-app.js';
+
+/*
+ * Hostile input, property-based (fast-check): path ids, bodies and headers no client should
+ * send, for every operation of the contract. For every case: no 5xx; a 4xx is exactly the
+ * Error body {code, message, status} with a contract code; a 4xx wrote nothing (every table
+ * the API writes is compared before and after); a 2xx only where the contract allows it.
+ *
+ * Seeded and bounded: every property runs with SEED (set HOSTILE_SEED to explore another
+ * one) and a fixed number of runs, so a failure replays exactly and the file takes seconds.
+ * A failure reports the seed, the path and the counterexample (not shrunk: endOnFailure).
+ *
+ * Node's HTTP client refuses some requests before sending anything (header values with
+ * controls or characters above U+00FF, for example). Those cases are counted as "not
+ * sendable", never as failures; each property checks that most of its cases were sent.
+ */
+
+const SEED = Number(process.env.HOSTILE_SEED ?? 20261121);
+const RUNS = {
+  pathIds: 80,
+  pathIdsWithoutKey: 40,
+  bodyFields: 100,
+  unknownFields: 60,
+  bodyStructure: 80,
+  headers: 40,
+  queries: 60,
+} as const;
+
+const SUCCESS_STATUSES = [200, 201, 204];
+/** Contract section 2: an Order's shipDate, like 2026-11-21T10:00:00.000Z. */
+const SHIP_DATE_FORMAT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+type Snapshot = Record<string, unknown[]>;
+type OrderState = 'pending' | 'shipped' | 'cancelled';
+type Method = 'get' | 'post' | 'delete';
+
+/** What one property sent, for the summary printed at the end. */
+interface Tally {
+  property: string;
+  runs: number;
+  sent: number;
+  notSendable: number;
+  /** How often each status came back. */
+  statuses: Map<number, number>;
+}
+
+const tallies: Tally[] = [];
+
+function tally(property: string): Tally {
+  const entry = { property, runs: 0, sent: 0, notSendable: 0, statuses: new Map<number, number>() };
+  tallies.push(entry);
+  return entry;
+}
+
+function countStatus(count: Tally, res: Response): void {
+  count.sent++;
+  count.statuses.set(res.status, (count.statuses.get(res.status) ?? 0) + 1);
+}
+
+function assertOptions<T>(numRuns: number): fc.Parameters<T> {
+  return { seed: SEED, numRuns, endOnFailure: true };
+}
+
+/** Rows of `table` in `after` that `before` does not have. */
+function addedRows(before: Snapshot, after: Snapshot, table: string): unknown[] {
+  const seen = new Set(before[table].map((row) => JSON.stringify(row)));
+  return after[table].filter((row) => !seen.has(JSON.stringify(row)));
+}
+
+/** `after` equals `before` except for `table`. */
+function expectUnchangedBut(before: Snapshot, after: Snapshot, table: string): void {
+  expect({ ...after, [table]: [] }).toEqual({ ...before, [table]: [] });
+}
+
+/**
+ * A success wrote exactly one row of `table` (added it, or changed it in place), and nothing
+ * else anywhere. Returns that row as it is now.
+ */
+function expectOneRowWritten(before: Snapshot, after: Snapshot, table: string): unknown {
+  expectUnchangedBut(before, after, table);
+  const written = addedRows(before, after, table) as Array<{ id: string }>;
+  const replaced = addedRows(after, before, table) as Array<{ id: string }>;
+  expect({ written: written.length, replaced: replaced.map((row) => row.id) }).toEqual({
+    written: 1,
+    replaced: replaced.length === 0 ? [] : [written[0].id],
+  });
+  return written[0];
+}
+
+describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
+  let t: TestApp;
+  let petId: number;
+  let takenCategory: string;
+  let categorySeq = 0;
+  const prototypeKeysBefore = Object.getOwnPropertyNames(Object.prototype).sort();
+  const arrayPrototypeKeysBefore = Object.getOwnPropertyNames(Array.prototype).sort();
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    const categoryId = await insertCategory(t.db, 'Dogs', 'Loyal');
+    takenCategory = 'Dogs';
+    petId = await insertPet(t.db, { name: 'Rex', categoryId });
+    await insertPet(t.db, { name: 'Tom', status: 'sold' });
+    for (const status of ['pending', 'shipped', 'cancelled', 'pending'] as const) {
+      await insertOrder(t.db, { petId, quantity: 2, status });
+    }
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    const lines = tallies.map(({ property, runs, sent, notSendable, statuses }) => {
+      const seen = [...statuses].sort(([a], [b]) => a - b).map(([status, n]) => `${status}×${n}`);
+      return `  ${property}: ${runs} runs, ${sent} sent (${seen.join(' ')}), ${notSendable} not sendable`;
+    });
+    process.stdout.write(`[hostile-input] fast-check seed ${SEED}\n${lines.join('\n')}\n`);
+  });
+
+  async function petExists(id: string | number): Promise<boolean> {
+    if (typeof id === 'number' && !Number.isSafeInteger(id)) return false;
+    const { rows } = await t.db.query('SELECT 1 FROM pets WHERE id = $1', [String(id)]);
+    return rows.length > 0;
+  }
+
+  async function categoryTaken(name: string): Promise<boolean> {
+    const { rows } = await t.db.query('SELECT 1 FROM categories WHERE lower(name) = lower($1)', [
+      name,
+    ]);
+    return rows.length > 0;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Path ids
+  // -------------------------------------------------------------------------------------------
+
+  /** How a generated id reaches the app. */
+  type IdCase =
+    | { kind: 'encoded'; id: string }
+    | { kind: 'raw'; segment: string }
+    | { kind: 'existing'; state: OrderState | 'pet'; decorate: string };
+
+  interface IdOperation {
+    operationId: 'getOrderById' | 'shipOrder' | 'cancelOrder' | 'getPetById';
+    method: Method;
+    path: (segment: string) => string;
+    /** What a contract id answers, given what it names. */
+    expected(target: OrderState | 'pet' | undefined): { status: number; code?: string };
+    /** The state the order must be in afterwards, when the answer is a success. */
+    after?: (state: OrderState) => OrderState;
+  }
+
+  const idOperations: IdOperation[] = [
+    {
+      operationId: 'getOrderById',
+      method: 'get',
+      path: (id) => `/v1/store/orders/${id}`,
+      expected: (state) =>
+        state && state !== 'pet' ? { status: 200 } : { status: 404, code: 'ORDER_NOT_FOUND' },
+    },
+    {
+      operationId: 'shipOrder',
+      method: 'post',
+      path: (id) => `/v1/store/orders/${id}/ship`,
+      expected: (state) =>
+        state === undefined || state === 'pet'
+          ? { status: 404, code: 'ORDER_NOT_FOUND' }
+          : state === 'cancelled'
+            ? { status: 409, code: 'ORDER_NOT_PENDING' }
+            : { status: 200 },
+      after: () => 'shipped',
+    },
+    {
+      operationId: 'cancelOrder',
+      method: 'delete',
+      path: (id) => `/v1/store/orders/${id}`,
+      expected: (state) =>
+        state === undefined || state === 'pet'
+          ? { status: 404, code: 'ORDER_NOT_FOUND' }
+          : state === 'shipped'
+            ? { status: 409, code: 'ORDER_ALREADY_SHIPPED' }
+            : { status: 204 },
+      after: () => 'cancelled',
+    },
+    {
+      operationId: 'getPetById',
+      method: 'get',
+      path: (id) => `/v1/pets/${id}`,
+      expected: (target) =>
+        target === 'pet' ? { status: 200 } : { status: 404, code: 'PET_NOT_FOUND' },
+    },
+  ];
+
+  const idCase: fc.Arbitrary<IdCase> = fc.oneof(
+    { weight: 5, arbitrary: encodedIdText.map((id) => ({ kind: 'encoded' as const, id })) },
+    { weight: 2, arbitrary: rawPercentId.map((segment) => ({ kind: 'raw' as const, segment })) },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        kind: fc.constant('existing' as const),
+        state: fc.constantFrom<OrderState | 'pet'>('pending', 'shipped', 'cancelled', 'pet'),
+        // How the real id is written: as it is, percent-encoded digits (the same id once
+        // decoded), or with a sign, a leading zero, a decimal part or full-width digits (400).
+        decorate: fc.constantFrom('', '', '', '%', '0', '+', '-', ' ', '.0', 'e0', 'full-width'),
+      }),
+    },
+  );
+
+  /** The path segment to send, and the id the app receives (undefined: it cannot decode). */
+  async function arrangeId(c: IdCase): Promise<{ segment: string; received: string | undefined }> {
+    if (c.kind === 'encoded') return { segment: encodePathSegment(c.id), received: c.id };
+    if (c.kind === 'raw') return { segment: c.segment, received: decodedSegment(c.segment) };
+    const id = String(
+      c.state === 'pet' ? petId : await insertOrder(t.db, { petId, status: c.state }),
+    );
+    switch (c.decorate) {
+      case '':
+        return { segment: id, received: id };
+      case '%':
+        return {
+          segment: [...id].map((d) => `%3${d}`).join(''),
+          received: id,
+        };
+      case 'full-width': {
+        const wide = [...id].map((d) => String.fromCharCode(0xff10 + Number(d))).join('');
+        return { segment: encodePathSegment(wide), received: wide };
+      }
+      case '.0':
+      case 'e0':
+        return { segment: id + c.decorate, received: id + c.decorate };
+      default:
+        return {
+          segment: encodePathSegment(c.decorate + id),
+          received: c.decorate + id,
+        };
+    }
+  }
+
+  /** Sends a path-id request; NOT_SENDABLE when the client refuses the path. */
+  async function sendPathId(
+    operation: IdOperation,
+    c: IdCase,
+    authorization: string | undefined,
+  ): Promise<
+    | { res: Response; segment: string; received: string | undefined; before: Snapshot }
+    | typeof NOT_SENDABLE
+  > {
+    const { segment, received } = await arrangeId(c);
+    const before = await dataSnapshot(t.db);
+    const res = await sendUnlessRefused(() => {
+      const req = t.http[operation.method](operation.path(segment));
+      return authorization === undefined ? req : req.set('Authorization', authorization);
+    });
+    return res === NOT_SENDABLE ? res : { res, segment, received, before };
+  }
+
+  describe('path ids', () => {
+    it.each(idOperations)(
+      `$operationId, valid key: any path id answers 400 VALIDATION_FAILED, or what a valid id names; never 5xx (${RUNS.pathIds} runs)`,
+      async (operation) => {
+        const count = tally(`${operation.operationId} path ids, valid key`);
+        await fc.assert(
+          fc.asyncProperty(idCase, async (c) => {
+            count.runs++;
+            const sent = await sendPathId(operation, c, t.auth);
+            if (sent === NOT_SENDABLE) {
+              count.notSendable++;
+              return;
+            }
+            countStatus(count, sent.res);
+            const { res, segment, received, before } = sent;
+            const echoes = [segment, received ?? ''];
+            expectSaneAnswer(res);
+            // What the id names, as it was before the request.
+            let target: OrderState | 'pet' | undefined;
+            if (received === undefined || !isContractId(received)) {
+              expectError(res, 400, 'VALIDATION_FAILED', echoes);
+            } else {
+              const row = before.orders.find((o) => (o as { id: string }).id === received) as
+                { status: OrderState } | undefined;
+              target =
+                operation.operationId === 'getPetById'
+                  ? before.pets.some((p) => (p as { id: string }).id === received)
+                    ? 'pet'
+                    : undefined
+                  : row?.status;
+              const expected = operation.expected(target);
+              expect({ id: received, target, status: res.status, code: res.body?.code }).toEqual({
+                id: received,
+                target,
+                status: expected.status,
+                code: expected.code,
+              });
+              if (res.status >= 400) expectContractError(res, echoes);
+            }
+            t.spec.check(operation.operationId, res);
+
+            const after = await dataSnapshot(t.db);
+            if (res.status >= 400 || operation.after === undefined) {
+              expect(after).toEqual(before);
+            } else {
+              // A success of ship or cancel changes that one order, and nothing else (shipping a
+              // shipped order or cancelling a cancelled one changes nothing at all).
+              if (target === operation.after(target as OrderState)) {
+                expect(after).toEqual(before);
+              } else {
+                expect(expectOneRowWritten(before, after, 'orders')).toMatchObject({
+                  id: received,
+                  status: operation.after(target as OrderState),
+                });
+              }
+            }
+          }),
+          assertOptions(RUNS.pathIds),
+        );
+        expect(count.sent).toBeGreaterThan(count.runs / 2);
+      },
+    );
+
+    it.each(idOperations)(
+      `$operationId, no valid key: any path id answers 401 UNAUTHORIZED and writes nothing, never 5xx (${RUNS.pathIdsWithoutKey} runs)`,
+      async (operation) => {
+        const count = tally(`${operation.operationId} path ids, no valid key`);
+        await fc.assert(
+          fc.asyncProperty(
+            idCase,
+            fc.constantFrom(undefined, 'Bearer psk_unknown', 'Basic eDp5'),
+            async (c, authorization) => {
+              count.runs++;
+              const sent = await sendPathId(operation, c, authorization);
+              if (sent === NOT_SENDABLE) {
+                count.notSendable++;
+                return;
+              }
+              countStatus(count, sent.res);
+              const { res, segment, received, before } = sent;
+              // Contract section 4: authentication is checked before anything else is looked at.
+              expectError(res, 401, 'UNAUTHORIZED', [segment, received ?? '']);
+              t.spec.check(operation.operationId, res);
+              expect(await dataSnapshot(t.db)).toEqual(before);
+            },
+          ),
+          assertOptions(RUNS.pathIdsWithoutKey),
+        );
+        expect(count.sent).toBeGreaterThan(count.runs / 2);
+      },
+    );
+  });
+
+  // -------------------------------------------------------------------------------------------
+  // Headers
+  // -------------------------------------------------------------------------------------------
+
+  interface Operation {
+    operationId: string;
+    method: Method;
+    success: number;
+    /** The target table a success writes to, if any. */
+    writes?: 'orders' | 'categories';
+    /** A request that succeeds with a valid key (fresh rows for those that change them). */
+    arrange(): Promise<{ path: string; body?: string }>;
+  }
+
+  const operations: Operation[] = [
+    {
+      operationId: 'listOrders',
+      method: 'get',
+      success: 200,
+      arrange: () => Promise.resolve({ path: '/v1/store/orders' }),
+    },
+    {
+      operationId: 'placeOrder',
+      method: 'post',
+      success: 201,
+      writes: 'orders',
+      arrange: () =>
+        Promise.resolve({ path: '/v1/store/orders', body: JSON.stringify({ petId, quantity: 1 }) }),
+    },
+    {
+      operationId: 'getOrderById',
+      method: 'get',
+      success: 200,
+      arrange: async () => ({ path: `/v1/store/orders/${await insertOrder(t.db, { petId })}` }),
+    },
+    {
+      operationId: 'shipOrder',
+      method: 'post',
+      success: 200,
+      writes: 'orders',
+      arrange: async () => ({
+        path: `/v1/store/orders/${await insertOrder(t.db, { petId })}/ship`,
+      }),
+    },
+    {
+      operationId: 'cancelOrder',
+      method: 'delete',
+      success: 204,
+      writes: 'orders',
+      arrange: async () => ({ path: `/v1/store/orders/${await insertOrder(t.db, { petId })}` }),
+    },
+    {
+      operationId: 'listCategories',
+      method: 'get',
+      success: 200,
+      arrange: () => Promise.resolve({ path: '/v1/categories' }),
+    },
+    {
+      operationId: 'createCategory',
+      method: 'post',
+      success: 201,
+      writes: 'categories',
+      arrange: () =>
+        Promise.resolve({
+          path: '/v1/categories',
+          body: JSON.stringify({ name: `headers ${++categorySeq}` }),
+        }),
+    },
+    {
+      operationId: 'getPetById',
+      method: 'get',
+      success: 200,
+      arrange: () => Promise.resolve({ path: `/v1/pets/${petId}` }),
+    },
+  ];
+
+  describe('headers', () => {
+    it.each(operations)(
+      `$operationId: any Authorization, Content-Type, X-Request-Id and other headers answer 401 unless the key is valid (writing nothing), never 5xx (${RUNS.headers} runs)`,
+      async (operation) => {
+        const count = tally(`${operation.operationId} headers`);
+        await fc.assert(
+          fc.asyncProperty(
+            authorizationCase,
+            contentTypeCase,
+            requestIdCase,
+            extraHeaders,
+            async (authorization, contentType, requestId, extra) => {
+              count.runs++;
+              const { path, body } = await operation.arrange();
+              const auth = authorizationValues(authorization, t.apiKey);
+              const before = await dataSnapshot(t.db);
+              const res = await sendUnlessRefused(() => {
+                let req = t.http[operation.method](path);
+                if (auth !== undefined) {
+                  req = req.set('Authorization', (auth.length === 1 ? auth[0] : auth) as string);
+                }
+                if (requestId !== undefined) req = req.set('X-Request-Id', requestId);
+                for (const [name, value] of extra) req = req.set(name, value);
+                if (contentType.value !== undefined)
+                  req = req.set('Content-Type', contentType.value);
+                // Text goes out as it is; with no Content-Type, a Buffer, so that the client adds
+                // none of its own (given a Buffer and a JSON type, it would serialise the Buffer).
+                if (body !== undefined) {
+                  req = req.send(contentType.value === undefined ? Buffer.from(body) : body);
+                }
+                return req;
+              });
+              if (res === NOT_SENDABLE) {
+                count.notSendable++;
+                return;
+              }
+              countStatus(count, res);
+              expectSaneAnswer(res);
+
+              // X-Request-Id: the caller's when sane, else a generated one (section 7).
+              const sentId = requestId === undefined ? undefined : receivedHeaderValue(requestId);
+              if (sentId !== undefined && SANE_REQUEST_ID.test(sentId)) {
+                expect(res.headers['x-request-id']).toBe(sentId);
+              } else {
+                expect(res.headers['x-request-id']).not.toBe(sentId);
+              }
+
+              const key = judgeAuthorization(auth, t.apiKey);
+              const echoes = [...(auth ?? []), t.apiKey];
+              if (key === 'missing' || key === 'invalid') {
+                expectError(res, 401, 'UNAUTHORIZED', echoes);
+                expect(res.headers['www-authenticate']).toBe(
+                  key === 'missing'
+                    ? 'Bearer realm="petstore"'
+                    : 'Bearer realm="petstore", error="invalid_token"',
+                );
+                // A refused key is never echoed (the credentials: what follows the scheme word).
+                for (const value of auth ?? []) {
+                  const credentials = receivedHeaderValue(value)
+                    .replace(/^\S+\s+/, '')
+                    .trim();
+                  if (credentials.length >= 8) expect(res.text).not.toContain(credentials);
+                }
+              } else if (key === 'valid') {
+                if (body === undefined || contentType.verdict === 'json') {
+                  expect(res.status).toBe(operation.success);
+                } else if (contentType.verdict === 'other') {
+                  expectError(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
+                } else {
+                  expect([operation.success, 400, 415]).toContain(res.status);
+                  if (res.status === 400) expectError(res, 400, 'MALFORMED_JSON');
+                }
+              } else {
+                // Several Authorization headers: refused, or the first one counts.
+                expect([401, operation.success, 400, 415]).toContain(res.status);
+              }
+              if (res.status >= 400) expectContractError(res, echoes);
+              t.spec.check(operation.operationId, res);
+
+              const after = await dataSnapshot(t.db);
+              if (!SUCCESS_STATUSES.includes(res.status) || operation.writes === undefined) {
+                expect(after).toEqual(before);
+              } else {
+                expectOneRowWritten(before, after, operation.writes);
+              }
+            },
+          ),
+          assertOptions(RUNS.headers),
+        );
+        expect(count.sent).toBeGreaterThan(count.runs / 2);
+      },
+    );
+  });
+
+  // -------------------------------------------------------------------------------------------
+  // Query strings
+  // -------------------------------------------------------------------------------------------
+
+  describe('query strings', () => {
+    const query = fc.oneof(
+      fc.webQueryParameters(),
+      fc.constantFrom(
+        ...['__proto__[polluted]=yes', 'constructor[prototype][polluted]=yes', '__proto__.x=1'],
+        ...['a=%', '%zz=1', '&&&', '=', 'a[b][c][d][e][f][g][h]=1', 'petId=0&quantity=-1'],
+        ...['status=shipped', 'id=1', `x=${'q'.repeat(4000)}`, 'a=1&a=2&a=3', 'a[]=1&a[1000]=2'],
+      ),
+      fc
+        .array(fc.tuple(weirdKey, fc.string({ maxLength: 20 })), { maxLength: 4 })
+        .map((pairs) =>
+          pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&'),
+        ),
+    );
+
+    it(`any query string on any operation answers its success or 400, never 5xx (${RUNS.queries} runs)`, async () => {
+      const count = tally('query strings');
+      await fc.assert(
+        fc.asyncProperty(fc.constantFrom(...operations), query, async (operation, q) => {
+          count.runs++;
+          const { path, body } = await operation.arrange();
+          const before = await dataSnapshot(t.db);
+          const res = await sendUnlessRefused(() => {
+            const req = t.http[operation.method](`${path}?${q}`).set('Authorization', t.auth);
+            return body === undefined
+              ? req
+              : req.set('Content-Type', 'application/json').send(body);
+          });
+          if (res === NOT_SENDABLE) {
+            count.notSendable++;
+            return;
+          }
+          countStatus(count, res);
+          expectSaneAnswer(res);
+          expect([operation.success, 400]).toContain(res.status);
+          if (res.status === 400) expectError(res, 400, 'VALIDATION_FAILED', [q]);
+          t.spec.check(operation.operationId, res);
+          const after = await dataSnapshot(t.db);
+          if (res.status >= 400 || operation.writes === undefined) {
+            expect(after).toEqual(before);
+          } else {
+            expectOneRowWritten(before, after, operation.writes);
+          }
+        }),
+        assertOptions(RUNS.queries),
+      );
+      expect(count.sent).toBe(count.runs);
+    });
+  });
+
+  // -------------------------------------------------------------------------------------------
+  // Bodies
+  // -------------------------------------------------------------------------------------------
+
+  /** A field of a body operation and the JSON text of its values (mostly valid ones). */
+  type FieldValues = Array<[name: string, values: fc.Arbitrary<string>, optional: boolean]>;
+
+  interface BodyOperation {
+    operationId: 'placeOrder' | 'createCategory';
+    path: string;
+    table: 'orders' | 'categories';
+    rules: BodyRules;
+    fields: () => FieldValues;
+    /** What a body that passes validation answers. */
+    outcome(value: Record<string, unknown>): Promise<{ status: number; code?: string }>;
+    /** Checks a 201: the answer and the one row it added. */
+    checkCreated(value: Record<string, unknown>, res: Response, added: unknown[]): void;
+  }
+
+  const mostly = <T>(likely: T, otherwise: T): fc.Arbitrary<T> =>
+    fc.oneof({ weight: 3, arbitrary: fc.constant(likely) }, fc.constant(otherwise));
+
+  /** Every field, each with a value from its arbitrary. */
+  const completeMembers = (fields: FieldValues): fc.Arbitrary<Member[]> =>
+    fc
+      .tuple(...fields.map(([, values]) => values))
+      .map((values) => values.map((value, i) => ({ key: JSON.stringify(fields[i][0]), value })));
+
+  /**
+   * Bodies of the operation's own fields: each present (required ones mostly) or not, its value
+   * valid or of a wrong type, at its edges, hostile text; keys sometimes written with escapes
+   * ("\u0070etId" is petId); a field sometimes twice (duplicate keys: the last one counts, as
+   * in JSON.parse); odd white space.
+   */
+  function fieldBodies(fields: FieldValues): fc.Arbitrary<string> {
+    return fc
+      .tuple(
+        fc.tuple(
+          ...fields.map(([name, values, optional]) =>
+            fc.record({
+              name: fc.constant(name),
+              keep: optional ? fc.boolean() : mostly(true, false),
+              value: values,
+              escapedKey: mostly(false, true),
+            }),
+          ),
+        ),
+        fc.nat(),
+        mostly(false, true),
+        fc.oneof(fields[0][1], fields[fields.length - 1][1]),
+        jsonSpace,
+      )
+      .map(([chosen, at, repeat, repeated, space]) => {
+        const members: Member[] = chosen
+          .filter(({ keep }) => keep)
+          .map(({ name, value, escapedKey }) => ({
+            key: escapedKey
+              ? `"\\u${name.charCodeAt(0).toString(16).padStart(4, '0')}${name.slice(1)}"`
+              : JSON.stringify(name),
+            value,
+          }));
+        if (repeat && members.length > 0) {
+          // The same key twice, either value first: only the last one counts.
+          const twice = members[at % members.length];
+          members.splice(at % (members.length + 1), 0, { key: twice.key, value: repeated });
+        }
+        return objectText(members, space);
+      });
+  }
+
+  /**
+   * A complete body plus unknown fields: names that mean something to JavaScript objects
+   * (__proto__, constructor, prototype, toString, ...), near-misses of the real names, random
+   * names, with any value. The contract: an unknown field is 400 VALIDATION_FAILED.
+   */
+  function unknownFieldBodies(fields: FieldValues): fc.Arbitrary<string> {
+    const extra = fc.oneof(
+      fc
+        .tuple(weirdKey, fc.oneof(fc.constant('1'), fc.constant('"x"'), wrongTypeText))
+        .map(([key, value]) => ({ key: JSON.stringify(key), value })),
+      fc.constantFrom(
+        // __proto__ written with escapes is still __proto__ once parsed.
+        { key: '"\\u005f\\u005fproto\\u005f\\u005f"', value: '{"polluted":"yes"}' },
+        { key: '"__proto__"', value: '{"polluted":"yes","petId":1}' },
+        { key: '"constructor"', value: '{"prototype":{"polluted":"yes"}}' },
+        { key: '"prototype"', value: '{"polluted":"yes"}' },
+      ),
+    );
+    return fc
+      .tuple(
+        completeMembers(fields),
+        fc.array(extra, { minLength: 1, maxLength: 3 }),
+        fc.nat(),
+        jsonSpace,
+      )
+      .map(([members, extras, at, space]) => {
+        const all = [...members];
+        all.splice(at % (all.length + 1), 0, ...extras);
+        return objectText(all, space);
+      });
+  }
+
+  /** Pads a body with white space, or a string field, to exactly `bytes` bytes. */
+  function padTo(members: Member[], bytes: number, where: 'space' | 'field'): string {
+    const plain = objectText(members);
+    if (where === 'space') {
+      return plain + ' '.repeat(Math.max(0, bytes - Buffer.byteLength(plain)));
+    }
+    const field = members[0];
+    const base = objectText([{ key: field.key, value: '""' }, ...members.slice(1)]);
+    const room = Math.max(0, bytes - Buffer.byteLength(base));
+    // Two-byte characters, so bytes and characters differ; ASCII for an odd byte.
+    const text = 'é'.repeat(Math.floor(room / 2)) + ' '.repeat(room % 2);
+    return objectText([{ key: field.key, value: JSON.stringify(text) }, ...members.slice(1)]);
+  }
+
+  /**
+   * Everything but a well-formed object of fields: any JSON value, deep nesting (alone or in a
+   * field), sizes just under, at and over the 16 KiB limit, huge values, malformed text.
+   */
+  function structureBodies(fields: FieldValues): fc.Arbitrary<string> {
+    const complete = completeMembers(fields);
+    const someBody = fieldBodies(fields);
+    return fc.oneof(
+      hostileJsonValue.map((value) => JSON.stringify(value) ?? 'null'),
+      deepJsonText,
+      fc
+        .tuple(complete, deepJsonText, fc.nat())
+        .map(([members, deep, at]) =>
+          objectText(
+            members.map((m, i) => (i === at % members.length ? { ...m, value: deep } : m)),
+          ),
+        ),
+      fc
+        .tuple(
+          complete,
+          fc.integer({ min: MAX_BODY_BYTES - 3, max: MAX_BODY_BYTES + 3 }),
+          fc.constantFrom<'space' | 'field'>('space', 'field'),
+        )
+        .map(([members, bytes, where]) => padTo(members, bytes, where)),
+      fc
+        .tuple(complete, fc.integer({ min: 1000, max: 4 * MAX_BODY_BYTES }), fc.nat())
+        .map(([members, length, at]) =>
+          objectText(
+            members.map((m, i) =>
+              i === at % members.length ? { ...m, value: JSON.stringify('x'.repeat(length)) } : m,
+            ),
+          ),
+        ),
+      fc
+        .tuple(someBody, fc.nat())
+        .map(([text, at]) => text.slice(0, at % Math.max(1, text.length))),
+      fc
+        .tuple(
+          someBody,
+          fc.nat(),
+          fc.constantFrom(',', ':', '{', '}', '"', '\\', "'", '\u0000', 'x'),
+        )
+        .map(([text, at, c]) => {
+          const i = at % Math.max(1, text.length);
+          return text.slice(0, i) + c + text.slice(i);
+        }),
+      someBody.map((text) => `\ufeff${text}`),
+      hostileText,
+      fc.constantFrom('', ' ', 'null', '[]', '{}', '{"a":1}{"b":2}', '{"a":1,}', 'NaN', '\u0000'),
+    );
+  }
+
+  const bodyOperations: BodyOperation[] = [
+    {
+      operationId: 'placeOrder',
+      path: '/v1/store/orders',
+      table: 'orders',
+      rules: PLACE_ORDER_RULES,
+      fields: () => [
+        [
+          'petId',
+          fc.oneof(
+            { weight: 6, arbitrary: fc.constant(String(petId)) },
+            { weight: 1, arbitrary: fc.constantFrom('987654321', `${petId}.0`, `${petId}e0`) },
+            { weight: 2, arbitrary: wrongTypeText },
+            { weight: 1, arbitrary: fc.constant(JSON.stringify(String(petId))) },
+          ),
+          false,
+        ],
+        [
+          'quantity',
+          fc.oneof(
+            { weight: 6, arbitrary: fc.integer({ min: 1, max: 1000 }).map(String) },
+            { weight: 1, arbitrary: fc.constantFrom('0', '1001', '1e3', '1E0', '10.0', '"5"') },
+            { weight: 2, arbitrary: wrongTypeText },
+          ),
+          false,
+        ],
+        [
+          'shipDate',
+          fc.oneof(
+            {
+              weight: 3,
+              arbitrary: fc
+                .tuple(
+                  fc.date({
+                    min: new Date('0001-01-01T00:00:00Z'),
+                    max: new Date('9999-12-31T23:59:59Z'),
+                    noInvalidDate: true,
+                  }),
+                  fc.constantFrom('Z', '+00:00', '-00:00', '+14:00', '-12:00', '+23:59', '-23:59'),
+                )
+                .map(([date, offset]) => JSON.stringify(date.toISOString().replace('Z', offset))),
+            },
+            {
+              weight: 2,
+              arbitrary: fc
+                .constantFrom(
+                  ...['2026-11-24T09:00:00Z', '2026-11-24T09:00:00.123456789+02:00'],
+                  ...['9999-12-31T23:59:59-23:59', '9999-12-31T23:59:59.999-00:01'],
+                  ...['0001-01-01T00:00:00+00:01', '0001-01-01T00:00:00+23:59'],
+                  ...['0000-01-01T00:00:00Z', '2026-02-29T00:00:00Z', '2024-02-29T00:00:00Z'],
+                  ...['2026-11-24T23:59:60Z', '2026-11-24t09:00:00z', '2026-11-24T09:00Z'],
+                  ...['2026-11-24', 'tomorrow', '', '2026-13-01T00:00:00Z', '1e3'],
+                  ...['2026-11-24T09:00:00', '2026-11-24T09:00:00+24:00'],
+                  ...['+002026-11-24T09:00:00Z', '2026-11-24T09:00:00.1234567890Z'],
+                )
+                .map((s) => JSON.stringify(s)),
+            },
+            { weight: 1, arbitrary: hostileText.map((s) => JSON.stringify(s)) },
+            { weight: 1, arbitrary: wrongTypeText },
+          ),
+          true,
+        ],
+      ],
+      outcome: async (value) =>
+        (await petExists(value.petId as number))
+          ? { status: 201 }
+          : { status: 422, code: 'PET_NOT_FOUND' },
+      checkCreated: (value, res, added) => {
+        expect(res.body).toEqual({
+          id: expect.any(Number),
+          petId: value.petId,
+          quantity: value.quantity,
+          complete: false,
+          status: 'pending',
+          ...(value.shipDate === undefined ? {} : { shipDate: expect.any(String) }),
+        });
+        if (value.shipDate !== undefined) {
+          // Contract section 2: ISO 8601 UTC with milliseconds, the instant that was sent.
+          const shipDate = res.body.shipDate as string;
+          const sent = shipDateInstant(value.shipDate as string);
+          expect({ shipDate, format: SHIP_DATE_FORMAT.test(shipDate) }).toEqual({
+            shipDate,
+            format: true,
+          });
+          expect({ shipDate, sent, answered: Date.parse(shipDate) }).toEqual({
+            shipDate,
+            sent,
+            answered: sent,
+          });
+        }
+        expect(res.headers.location).toBe(`/v1/store/orders/${res.body.id}`);
+        expect(added).toEqual([
+          expect.objectContaining({
+            id: String(res.body.id),
+            pet_id: String(value.petId),
+            quantity: value.quantity,
+            status: 'pending',
+          }),
+        ]);
+      },
+    },
+    {
+      operationId: 'createCategory',
+      path: '/v1/categories',
+      table: 'categories',
+      rules: CREATE_CATEGORY_RULES,
+      fields: () => [
+        [
+          'name',
+          fc.oneof(
+            {
+              weight: 4,
+              arbitrary: fc
+                .tuple(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }), fc.nat())
+                .map(([name, n]) => JSON.stringify(`${name} ${n}`)),
+            },
+            {
+              // The taken name in any case, with surrounding white space.
+              weight: 1,
+              arbitrary: fc
+                .tuple(
+                  fc.mixedCase(fc.constant(takenCategory)),
+                  fc.constantFrom('', ' ', '\t', '\u00a0', '\ufeff', '\u2028', '\n '),
+                )
+                .map(([name, space]) => JSON.stringify(`${space}${name}${space}`)),
+            },
+            {
+              // Around the 64-character limit, in characters of one or two UTF-16 units.
+              weight: 2,
+              arbitrary: fc
+                .tuple(
+                  fc.integer({ min: 60, max: 68 }),
+                  fc.constantFrom('a', '😀', 'é', 'e\u0301', '\u00a0'),
+                  fc.constantFrom('', '  ', '\t'),
+                  fc.nat(),
+                )
+                .map(([n, c, pad, tag]) => {
+                  const head = String(tag);
+                  const repeats = Math.max(0, n - head.length);
+                  return JSON.stringify(pad + head + c.repeat(repeats) + pad);
+                }),
+            },
+            {
+              weight: 3,
+              arbitrary: fc
+                .tuple(hostileText, fc.nat())
+                .map(([s, n]) => JSON.stringify(`${s}${n}`)),
+            },
+            { weight: 2, arbitrary: wrongTypeText },
+          ),
+          false,
+        ],
+        [
+          'description',
+          fc.oneof(
+            { weight: 3, arbitrary: fc.string({ maxLength: 40 }).map((s) => JSON.stringify(s)) },
+            { weight: 2, arbitrary: hostileText.map((s) => JSON.stringify(s)) },
+            {
+              weight: 1,
+              arbitrary: fc
+                .tuple(fc.integer({ min: 498, max: 502 }), fc.constantFrom('d', '😀', '\n'))
+                .map(([n, c]) => JSON.stringify(c.repeat(n))),
+            },
+            { weight: 2, arbitrary: wrongTypeText },
+          ),
+          true,
+        ],
+      ],
+      outcome: async (value) =>
+        (await categoryTaken((value.name as string).trim()))
+          ? { status: 409, code: 'CATEGORY_EXISTS' }
+          : { status: 201 },
+      checkCreated: (value, res, added) => {
+        const name = (value.name as string).trim();
+        const description = value.description as string | undefined;
+        expect(res.body).toEqual({
+          id: expect.any(Number),
+          name,
+          ...(description === undefined ? {} : { description }),
+        });
+        expect(added).toEqual([
+          { id: String(res.body.id), name, description: description ?? null },
+        ]);
+      },
+    },
+  ];
+
+  /** The answers a verdict allows once the business outcome is known. */
+  async function allowedAnswers(
+    operation: BodyOperation,
+    verdict: BodyVerdict,
+  ): Promise<Array<{ status: number; code?: string }>> {
+    const answers: Array<{ status: number; code?: string }> = [];
+    // RFC 8259 8.1: a parser may ignore a byte order mark, or refuse it.
+    if (verdict.bom) answers.push({ status: 400, code: 'MALFORMED_JSON' });
+    if (verdict.kind === 'refused')
+      return [...answers, { status: verdict.status, code: verdict.code }];
+    answers.push(await operation.outcome(verdict.value));
+    if (verdict.kind === 'open') answers.push({ status: 400, code: 'VALIDATION_FAILED' });
+    return answers;
+  }
+
+  /** Sends one body and checks the answer against the contract's verdict on it. */
+  async function checkBody(operation: BodyOperation, text: string, count: Tally): Promise<void> {
+    count.runs++;
+    const verdict = judgeBody(text, operation.rules);
+    const allowed = await allowedAnswers(operation, verdict);
+    const before = await dataSnapshot(t.db);
+    const res = await sendUnlessRefused(() =>
+      t.http
+        .post(operation.path)
+        .set('Authorization', t.auth)
+        .set('Content-Type', 'application/json')
+        .send(text),
+    );
+    if (res === NOT_SENDABLE) {
+      count.notSendable++;
+      return;
+    }
+    countStatus(count, res);
+    expectSaneAnswer(res);
+    const answer = { status: res.status, code: res.body?.code as unknown };
+    const matched = allowed.some(
+      (a) => a.status === answer.status && (a.code === undefined || a.code === answer.code),
+    );
+    expect({ verdict: verdict.kind, answer, allowed: matched ? 'matched' : allowed }).toEqual({
+      verdict: verdict.kind,
+      answer,
+      allowed: 'matched',
+    });
+    t.spec.check(operation.operationId, res);
+
+    const after = await dataSnapshot(t.db);
+    if (res.status >= 400) {
+      expectContractError(res, verdict.keys);
+      expect(after).toEqual(before);
+      if (verdict.kind === 'refused' && verdict.fields.length > 0) {
+        // Contract section 3: the message names the field (or the guard that refused it).
+        const names = [...verdict.fields];
+        if (verdict.keys.includes('__proto__')) names.push('__proto__');
+        const parsed: unknown = JSON.parse(
+          Buffer.from(text)
+            .toString('utf8')
+            .replace(/^\ufeff/, ''),
+        );
+        if (nestingDepth(parsed) >= 30) names.push('nested');
+        const message = res.body.message as string;
+        expect({ message, namesAField: names.some((n) => message.includes(n)) }).toEqual({
+          message,
+          namesAField: true,
+        });
+      }
+    } else {
+      expect(res.status).toBe(201);
+      const row = expectOneRowWritten(before, after, operation.table);
+      expect(before[operation.table]).not.toContainEqual(
+        expect.objectContaining({ id: (row as { id: string }).id }),
+      );
+      operation.checkCreated((verdict as { value: Record<string, unknown> }).value, res, [row]);
+    }
+    // The app runs in this process: a polluted prototype would show here.
+    expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(prototypeKeysBefore);
+  }
+
+  describe('bodies (valid key, application/json)', () => {
+    it.each(bodyOperations)(
+      `$operationId: its own fields with any values (wrong types, edges, unicode, NUL, lone surrogates, duplicate and escaped keys) answer as the contract says; a 4xx writes nothing (${RUNS.bodyFields} runs)`,
+      async (operation) => {
+        const count = tally(`${operation.operationId} body fields`);
+        await fc.assert(
+          fc.asyncProperty(fieldBodies(operation.fields()), (text) =>
+            checkBody(operation, text, count),
+          ),
+          assertOptions(RUNS.bodyFields),
+        );
+        expect(count.sent).toBe(count.runs);
+      },
+    );
+
+    it.each(bodyOperations)(
+      `$operationId: unknown fields (__proto__, constructor, prototype, toString, near-misses, random) answer 400 VALIDATION_FAILED and write nothing (${RUNS.unknownFields} runs)`,
+      async (operation) => {
+        const count = tally(`${operation.operationId} unknown fields`);
+        await fc.assert(
+          fc.asyncProperty(unknownFieldBodies(operation.fields()), (text) =>
+            checkBody(operation, text, count),
+          ),
+          assertOptions(RUNS.unknownFields),
+        );
+        expect(count.sent).toBe(count.runs);
+      },
+    );
+
+    it.each(bodyOperations)(
+      `$operationId: any JSON value, deep nesting, sizes around 16 KiB and malformed text answer 400/413 (or as a valid body), never 5xx; a 4xx writes nothing (${RUNS.bodyStructure} runs)`,
+      async (operation) => {
+        const count = tally(`${operation.operationId} body structure`);
+        await fc.assert(
+          fc.asyncProperty(structureBodies(operation.fields()), (text) =>
+            checkBody(operation, text, count),
+          ),
+          assertOptions(RUNS.bodyStructure),
+        );
+        expect(count.sent).toBe(count.runs);
+      },
+    );
+  });
+
+  // -------------------------------------------------------------------------------------------
+  // After all of it
+  // -------------------------------------------------------------------------------------------
+
+  describe('after all of it', () => {
+    it('every order and category the hostile input left behind still reads back as the contract says', async () => {
+      // What was accepted above must not break the reads of every other client.
+      const orders = await t.http.get('/v1/store/orders').set('Authorization', t.auth);
+      expect(orders.status).toBe(200);
+      // Contract section 2: shipDate is ISO 8601 UTC with milliseconds, 2026-11-21T10:00:00.000Z.
+      const badShipDates = (orders.body as Array<{ shipDate?: string }>).filter(
+        (order) => order.shipDate !== undefined && !SHIP_DATE_FORMAT.test(order.shipDate),
+      );
+      expect(badShipDates).toEqual([]);
+      t.spec.check('listOrders', orders);
+      const categories = await t.http.get('/v1/categories').set('Authorization', t.auth);
+      expect(categories.status).toBe(200);
+      t.spec.check('listCategories', categories);
+      const { rows } = await t.db.query<{ id: string }>(
+        'SELECT id FROM orders WHERE ship_date IS NOT NULL ORDER BY id',
+      );
+      for (const { id } of rows) {
+        const order = await t.http.get(`/v1/store/orders/${id}`).set('Authorization', t.auth);
+        expect({ id, status: order.status }).toEqual({ id, status: 200 });
+        t.spec.check('getOrderById', order);
+        // One order, one representation: the list and the single read agree.
+        expect(orders.body).toContainEqual(order.body);
+      }
+    });
+
+    it('left Object.prototype and Array.prototype as they were (no prototype pollution)', () => {
+      expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(prototypeKeysBefore);
+      expect(Object.getOwnPropertyNames(Array.prototype).sort()).toEqual(arrayPrototypeKeysBefore);
+      const plain: Record<string, unknown> = {};
+      expect(Object.keys(plain)).toEqual([]);
+      const keys = [
+        'polluted',
+        'x',
+        'petId',
+        ...WEIRD_KEYS.filter((k) => !(k in Object.prototype)),
+      ];
+      for (const key of keys) {
+        expect({ key, value: plain[key] }).toEqual({ key, value: undefined });
+      }
+    });
+  });
+});
