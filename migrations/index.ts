@@ -1,4 +1,5 @@
 import { InitialSchema1795269600000 } from './1795269600000-InitialSchema.js';
+import { ShipDateRange1795276800000 } from './1795276800000-ShipDateRange.js';
 
 /** Every migration, oldest first. Add each new migration here. */
-export const migrations = [InitialSchema1795269600000];
+export const migrations = [InitialSchema1795269600000, ShipDateRange1795276800000];

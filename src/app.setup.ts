@@ -10,6 +10,8 @@ import {
   type OpenAPIObject,
   type PathItemObject,
 } from '@nestjs/swagger';
+import { unauthorizedError } from './auth/api-key.guard.js';
+import { RequestAuthenticator } from './auth/request-authenticator.js';
 import { errorBody, routeNotFound } from './common/errors/all-exceptions.filter.js';
 import { staticSecurityHeaders } from './common/http/security-headers.js';
 import { createValidationPipe } from './common/http/validation.pipe.js';
@@ -89,6 +91,17 @@ export async function configureApp(
       next,
     ),
   );
+  const authenticator = app.get(RequestAuthenticator);
+  app.use(`/${API_PREFIX}`, (request: Request, response: Response, next: NextFunction) => {
+    // The router decodes path parameters before the guards run: a path it cannot decode would
+    // be a 400 before authentication. Without a valid key, it is a 401 like any other request.
+    if (isDecodable(request.path)) return next();
+    authenticator.identify(request).then((identity) => {
+      if (identity.principal) return next();
+      const error = unauthorizedError(identity.keySent);
+      response.status(error.status).set(error.headers).json(errorBody(error));
+    }, next);
+  });
   if (config.corsOrigins.length > 0) {
     app.enableCors({ origin: config.corsOrigins, exposedHeaders: EXPOSED_HEADERS, maxAge: 600 });
   }
@@ -103,6 +116,15 @@ export async function configureApp(
     response.status(error.status).json(errorBody(error));
   });
   return document;
+}
+
+function isDecodable(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** `https://api.example` → `https://api.example/v1`; a URL already ending in /v1 is kept. */

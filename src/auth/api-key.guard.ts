@@ -35,20 +35,25 @@ export class ApiKeyGuard implements CanActivate {
       request.apiKey = identity.principal;
       return true;
     }
-    throw identity.keySent
-      ? new DomainError(
-          ErrorCode.UNAUTHORIZED,
-          'The API key is missing, malformed, unknown or revoked.',
-          {
-            headers: { 'WWW-Authenticate': `${REALM}, error="invalid_token"` },
-          },
-        )
-      : new DomainError(
-          ErrorCode.UNAUTHORIZED,
-          'An API key is required: send "Authorization: Bearer <API_KEY>".',
-          {
-            headers: { 'WWW-Authenticate': REALM },
-          },
-        );
+    throw unauthorizedError(identity.keySent);
   }
+}
+
+/** The 401 of a request without a valid key: `invalid_token` when a key was sent. */
+export function unauthorizedError(keySent: boolean): DomainError {
+  return keySent
+    ? new DomainError(
+        ErrorCode.UNAUTHORIZED,
+        'The API key is missing, malformed, unknown or revoked.',
+        {
+          headers: { 'WWW-Authenticate': `${REALM}, error="invalid_token"` },
+        },
+      )
+    : new DomainError(
+        ErrorCode.UNAUTHORIZED,
+        'An API key is required: send "Authorization: Bearer <API_KEY>".',
+        {
+          headers: { 'WWW-Authenticate': REALM },
+        },
+      );
 }

@@ -65,8 +65,15 @@ function toBodyError(error: unknown): Error {
 }
 
 /**
+ * Keys no body may carry. `__proto__` would become a prototype in object-mapping code; the
+ * validation pipe and class-transformer drop `constructor`, `prototype` and the names of
+ * Object.prototype's members silently, so the unknown-field check would never see them.
+ */
+const RESERVED_KEYS = new Set(['prototype', ...Object.getOwnPropertyNames(Object.prototype)]);
+
+/**
  * Refuses what the validator should never have to walk: nesting deep enough to exhaust the
- * stack, and `__proto__` keys, which object-mapping code would turn into a prototype.
+ * stack, and reserved keys (see RESERVED_KEYS).
  */
 function checkShape(value: object, depth: number): void {
   if (depth > MAX_BODY_DEPTH) {
@@ -75,8 +82,11 @@ function checkShape(value: object, depth: number): void {
     );
   }
   for (const [key, child] of Object.entries(value)) {
-    if (key === '__proto__') {
-      throw new ValidationFailedError('property __proto__ should not exist');
+    // Top-level keys are the fields: all reserved names are refused there. Deeper down, a
+    // wrong-typed field is reported by the validator under its own name; only `__proto__`,
+    // which mapping code would turn into a prototype, is refused at every depth.
+    if (depth === 1 ? RESERVED_KEYS.has(key) : key === '__proto__') {
+      throw new ValidationFailedError(`property ${key} should not exist`);
     }
     if (typeof child === 'object' && child !== null) {
       checkShape(child as object, depth + 1);

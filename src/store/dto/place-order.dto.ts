@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { IsISO8601, IsInt, Matches, Max, Min, ValidateIf } from 'class-validator';
+import { IsISO8601, IsInt, Matches, Max, Min, ValidateBy, ValidateIf } from 'class-validator';
 import { ApiIdProperty } from '../../common/http/api-decorators.js';
 import { INT64_MAX } from '../../common/http/int64-id.pipe.js';
 
@@ -33,5 +33,16 @@ export class PlaceOrderDto {
     message: 'shipDate must be an ISO 8601 date-time with a time zone, like 2026-11-24T09:00:00Z',
   })
   @IsISO8601({ strict: true }, { message: 'shipDate must be a real calendar date and time' })
+  @ValidateBy({
+    name: 'shipDateYear',
+    validator: {
+      // An offset can push 9999-12-31 into year 10000, which ISO 8601 clients cannot read back.
+      validate: (value: unknown) => {
+        const year = new Date(String(value)).getUTCFullYear();
+        return year >= 1 && year <= 9999;
+      },
+      defaultMessage: () => 'shipDate must fall within the years 0001 to 9999 in UTC',
+    },
+  })
   shipDate?: string;
 }
