@@ -97,11 +97,20 @@ export function exitGracefullyOnSignals(
     for (const response of connections.responses) {
       if (!response.headersSent) response.setHeader('Connection', 'close');
     }
+    // A connection looks idle from the timestamps; before closing it, let pending input be
+    // read (setImmediate runs after this turn's I/O) and check that no new bytes arrived, so a
+    // request the balancer sent while our event loop was busy is served, not reset.
     const sweep = setInterval(() => {
       const now = Date.now();
       for (const socket of connections.sockets) {
         const since = connections.idleSince.get(socket);
-        if (since != null && now - since >= IDLE_BEFORE_CLOSE_MS) socket.destroy();
+        if (since == null || now - since < IDLE_BEFORE_CLOSE_MS) continue;
+        const bytesRead = socket.bytesRead;
+        setImmediate(() => {
+          if (connections.idleSince.get(socket) === since && socket.bytesRead === bytesRead) {
+            socket.destroy();
+          }
+        });
       }
     }, 100);
     await closed;
