@@ -3,23 +3,13 @@ import type { Response, Test } from 'supertest';
 import { ApiKeysService } from '../src/auth/api-keys.service.js';
 import { insertCategory, insertOrder, insertPet, orderStatus } from './support/factories.js';
 import { eventually, expectErrorResponse, expectNoWrites } from './support/http-assertions.js';
+import { contractOperations, type ContractOperation } from './support/contract-operations.js';
 import { createTestApp, startAppInstance, type TestApp } from './support/test-app.js';
 
 const CHALLENGE = 'Bearer realm="petstore"';
 const INVALID_TOKEN_CHALLENGE = 'Bearer realm="petstore", error="invalid_token"';
 /** Contract section 4: a revoked key stops working on every instance within 30 seconds. */
 const REVOCATION_DEADLINE_MS = 30_000;
-
-type Method = 'get' | 'post' | 'delete';
-
-interface Operation {
-  operationId: string;
-  method: Method;
-  /** Its status when called with a valid key. */
-  success: number;
-  /** A request that succeeds with a valid key (fresh rows for the operations that change them). */
-  arrange(): Promise<{ path: string; body?: object }>;
-}
 
 function sha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
@@ -32,67 +22,14 @@ function newKeyLikeString(): string {
 describe('authentication (e2e)', () => {
   let t: TestApp;
   let petId: number;
-  let categorySeq = 0;
 
-  const operations: Operation[] = [
-    {
-      operationId: 'listOrders',
-      method: 'get',
-      success: 200,
-      arrange: () => Promise.resolve({ path: '/v1/store/orders' }),
-    },
-    {
-      operationId: 'placeOrder',
-      method: 'post',
-      success: 201,
-      arrange: () => Promise.resolve({ path: '/v1/store/orders', body: { petId, quantity: 1 } }),
-    },
-    {
-      operationId: 'getOrderById',
-      method: 'get',
-      success: 200,
-      arrange: async () => ({ path: `/v1/store/orders/${await insertOrder(t.db, { petId })}` }),
-    },
-    {
-      operationId: 'shipOrder',
-      method: 'post',
-      success: 200,
-      arrange: async () => ({
-        path: `/v1/store/orders/${await insertOrder(t.db, { petId })}/ship`,
-      }),
-    },
-    {
-      operationId: 'cancelOrder',
-      method: 'delete',
-      success: 204,
-      arrange: async () => ({ path: `/v1/store/orders/${await insertOrder(t.db, { petId })}` }),
-    },
-    {
-      operationId: 'listCategories',
-      method: 'get',
-      success: 200,
-      arrange: () => Promise.resolve({ path: '/v1/categories' }),
-    },
-    {
-      operationId: 'createCategory',
-      method: 'post',
-      success: 201,
-      arrange: () =>
-        Promise.resolve({ path: '/v1/categories', body: { name: `auth-${++categorySeq}` } }),
-    },
-    {
-      operationId: 'getPetById',
-      method: 'get',
-      success: 200,
-      arrange: () => Promise.resolve({ path: `/v1/pets/${petId}` }),
-    },
-  ];
+  const operations = contractOperations(() => ({ db: t.db, petId }));
 
   /**
    * Arranges `operation` (writing the rows it needs now, outside any "writes nothing" check)
    * and returns a sender for it, taking the Authorization header value (none if undefined).
    */
-  async function prepare(operation: Operation): Promise<(authorization?: string) => Test> {
+  async function prepare(operation: ContractOperation): Promise<(authorization?: string) => Test> {
     const { path, body } = await operation.arrange();
     return (authorization) => {
       let req = t.http[operation.method](path);

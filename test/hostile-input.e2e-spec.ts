@@ -39,6 +39,7 @@ import {
   type BodyVerdict,
   type Member,
 } from './support/hostile-input.js';
+import { contractOperations, type Method } from './support/contract-operations.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
 /*
@@ -73,7 +74,6 @@ const SHIP_DATE_FORMAT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 type Snapshot = Record<string, unknown[]>;
 type OrderState = 'pending' | 'shipped' | 'cancelled';
-type Method = 'get' | 'post' | 'delete';
 
 /** What one property sent, for the summary printed at the end. */
 interface Tally {
@@ -132,7 +132,6 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
   let t: TestApp;
   let petId: number;
   let takenCategory: string;
-  let categorySeq = 0;
   const prototypeKeysBefore = Object.getOwnPropertyNames(Object.prototype).sort();
   const arrayPrototypeKeysBefore = Object.getOwnPropertyNames(Array.prototype).sort();
 
@@ -390,77 +389,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
   // Headers
   // -------------------------------------------------------------------------------------------
 
-  interface Operation {
-    operationId: string;
-    method: Method;
-    success: number;
-    /** The target table a success writes to, if any. */
-    writes?: 'orders' | 'categories';
-    /** A request that succeeds with a valid key (fresh rows for those that change them). */
-    arrange(): Promise<{ path: string; body?: string }>;
-  }
-
-  const operations: Operation[] = [
-    {
-      operationId: 'listOrders',
-      method: 'get',
-      success: 200,
-      arrange: () => Promise.resolve({ path: '/v1/store/orders' }),
-    },
-    {
-      operationId: 'placeOrder',
-      method: 'post',
-      success: 201,
-      writes: 'orders',
-      arrange: () =>
-        Promise.resolve({ path: '/v1/store/orders', body: JSON.stringify({ petId, quantity: 1 }) }),
-    },
-    {
-      operationId: 'getOrderById',
-      method: 'get',
-      success: 200,
-      arrange: async () => ({ path: `/v1/store/orders/${await insertOrder(t.db, { petId })}` }),
-    },
-    {
-      operationId: 'shipOrder',
-      method: 'post',
-      success: 200,
-      writes: 'orders',
-      arrange: async () => ({
-        path: `/v1/store/orders/${await insertOrder(t.db, { petId })}/ship`,
-      }),
-    },
-    {
-      operationId: 'cancelOrder',
-      method: 'delete',
-      success: 204,
-      writes: 'orders',
-      arrange: async () => ({ path: `/v1/store/orders/${await insertOrder(t.db, { petId })}` }),
-    },
-    {
-      operationId: 'listCategories',
-      method: 'get',
-      success: 200,
-      arrange: () => Promise.resolve({ path: '/v1/categories' }),
-    },
-    {
-      operationId: 'createCategory',
-      method: 'post',
-      success: 201,
-      writes: 'categories',
-      arrange: () =>
-        Promise.resolve({
-          path: '/v1/categories',
-          body: JSON.stringify({ name: `headers ${++categorySeq}` }),
-        }),
-    },
-    {
-      operationId: 'getPetById',
-      method: 'get',
-      success: 200,
-      arrange: () => Promise.resolve({ path: `/v1/pets/${petId}` }),
-    },
-  ];
+  const operations = contractOperations(() => ({ db: t.db, petId }));
 
   describe('headers', () => {
     it.each(operations)(
@@ -475,7 +404,8 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
             extraHeaders,
             async (authorization, contentType, requestId, extra) => {
               count.runs++;
-              const { path, body } = await operation.arrange();
+              const { path, body: json } = await operation.arrange();
+              const body = json === undefined ? undefined : JSON.stringify(json);
               const auth = authorizationValues(authorization, t.apiKey);
               const before = await dataSnapshot(t.db);
               const res = await sendUnlessRefused(() => {
@@ -580,7 +510,8 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
       await fc.assert(
         fc.asyncProperty(fc.constantFrom(...operations), query, async (operation, q) => {
           count.runs++;
-          const { path, body } = await operation.arrange();
+          const { path, body: json } = await operation.arrange();
+          const body = json === undefined ? undefined : JSON.stringify(json);
           const before = await dataSnapshot(t.db);
           const res = await sendUnlessRefused(() => {
             const req = t.http[operation.method](`${path}?${q}`).set('Authorization', t.auth);

@@ -35,10 +35,6 @@ export class OpenApiValidator {
     }
   }
 
-  get operationIds(): string[] {
-    return [...this.operations.keys()];
-  }
-
   /** Throws with a readable reason when `response` is not what `operationId` documents. */
   check(operationId: string, response: Response): void {
     const operation = this.operations.get(operationId);

@@ -1,0 +1,89 @@
+import { randomBytes } from 'node:crypto';
+import type pg from 'pg';
+import { insertOrder } from './factories.js';
+
+export type Method = 'get' | 'post' | 'delete';
+
+/** One operation of the contract's table, with a request it answers successfully. */
+export interface ContractOperation {
+  operationId: string;
+  method: Method;
+  /** Its status when called with a valid key. */
+  success: number;
+  /** The table a success writes to, if any. */
+  writes?: 'orders' | 'categories';
+  /** A request that succeeds with a valid key (fresh rows for the operations that change them). */
+  arrange(): Promise<{ path: string; body?: object }>;
+}
+
+/**
+ * The contract's eight operations. `fixture` is read only when a request is arranged: the
+ * database and the pet exist once the suite's beforeAll has run.
+ */
+export function contractOperations(
+  fixture: () => { db: pg.Pool; petId: number },
+): ContractOperation[] {
+  const freshOrder = () => insertOrder(fixture().db, { petId: fixture().petId });
+  return [
+    {
+      operationId: 'listOrders',
+      method: 'get',
+      success: 200,
+      arrange: () => Promise.resolve({ path: '/v1/store/orders' }),
+    },
+    {
+      operationId: 'placeOrder',
+      method: 'post',
+      success: 201,
+      writes: 'orders',
+      arrange: () =>
+        Promise.resolve({
+          path: '/v1/store/orders',
+          body: { petId: fixture().petId, quantity: 1 },
+        }),
+    },
+    {
+      operationId: 'getOrderById',
+      method: 'get',
+      success: 200,
+      arrange: async () => ({ path: `/v1/store/orders/${await freshOrder()}` }),
+    },
+    {
+      operationId: 'shipOrder',
+      method: 'post',
+      success: 200,
+      writes: 'orders',
+      arrange: async () => ({ path: `/v1/store/orders/${await freshOrder()}/ship` }),
+    },
+    {
+      operationId: 'cancelOrder',
+      method: 'delete',
+      success: 204,
+      writes: 'orders',
+      arrange: async () => ({ path: `/v1/store/orders/${await freshOrder()}` }),
+    },
+    {
+      operationId: 'listCategories',
+      method: 'get',
+      success: 200,
+      arrange: () => Promise.resolve({ path: '/v1/categories' }),
+    },
+    {
+      operationId: 'createCategory',
+      method: 'post',
+      success: 201,
+      writes: 'categories',
+      arrange: () =>
+        Promise.resolve({
+          path: '/v1/categories',
+          body: { name: `op-${randomBytes(6).toString('hex')}` },
+        }),
+    },
+    {
+      operationId: 'getPetById',
+      method: 'get',
+      success: 200,
+      arrange: () => Promise.resolve({ path: `/v1/pets/${fixture().petId}` }),
+    },
+  ];
+}
