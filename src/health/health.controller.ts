@@ -1,4 +1,4 @@
-import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
+import { Controller, Get, Logger, ServiceUnavailableException } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import {
   HealthCheck,
@@ -16,6 +16,8 @@ import { DrainState } from '../lifecycle/drain-state.js';
 @ApiExcludeController()
 @Controller('health')
 export class HealthController {
+  private readonly logger = new Logger('Health');
+
   constructor(
     private readonly health: HealthCheckService,
     private readonly indicators: HealthIndicatorService,
@@ -43,14 +45,17 @@ export class HealthController {
         () => this.database.pingCheck('database', { timeout: 1000 }),
       ])
       .catch((error: unknown) => {
-        throw error instanceof ServiceUnavailableException ? notReady(error) : error;
+        throw error instanceof ServiceUnavailableException ? this.notReady(error) : error;
       });
   }
-}
 
-/** Terminus's 503 as the Error body, naming what is down (`instance` means draining). */
-function notReady(error: ServiceUnavailableException): ServiceUnavailableError {
-  const result = error.getResponse() as Partial<HealthCheckResult>;
-  const down = Object.keys(result.error ?? {});
-  return new ServiceUnavailableError(`Not ready: ${down.join(', ') || 'a check failed'}.`);
+  /** Terminus's 503 as the Error body, naming what is down (`instance` means draining). */
+  private notReady(error: ServiceUnavailableException): ServiceUnavailableError {
+    const result = error.getResponse() as Partial<HealthCheckResult>;
+    const down = Object.keys(result.error ?? {});
+    if (down.some((check) => check !== 'instance')) {
+      this.logger.warn(`not ready: ${JSON.stringify(result.error)}`);
+    }
+    return new ServiceUnavailableError(`Not ready: ${down.join(', ') || 'a check failed'}.`);
+  }
 }

@@ -27,10 +27,15 @@ function routeOf(request: Request): string {
   return typeof route?.path === 'string' ? route.path : 'unmatched';
 }
 
-/** What a finished request adds to its line: the route and who called (a key's display prefix). */
+/**
+ * What a finished request adds to its line: the route and who called (a key's display prefix).
+ * pino-http also attaches a made-up Error ("failed with status code 5xx") with a stack to 5xx
+ * lines; it is dropped: a real unexpected error is logged once, with its stack, by the filter.
+ */
 function outcome(request: IncomingMessage, value: object): object {
   const typed = request as Request;
-  return { ...value, route: routeOf(typed), keyPrefix: typed.apiKey?.prefix };
+  const { err: _synthetic, ...line } = value as { err?: unknown };
+  return { ...line, route: routeOf(typed), keyPrefix: typed.apiKey?.prefix };
 }
 
 export function createHttpLogger(config: AppConfig): HttpLogger {
@@ -55,8 +60,14 @@ export function createHttpLogger(config: AppConfig): HttpLogger {
       }),
       res: (response: { statusCode: number }) => ({ statusCode: response.statusCode }),
     },
+    // 503 is an expected operating state (draining, database down) with its own Retry-After:
+    // a warning, like a 4xx. Other 5xx are bugs.
     customLogLevel: (_request, response, error) =>
-      error || response.statusCode >= 500 ? 'error' : response.statusCode >= 400 ? 'warn' : 'info',
+      error || (response.statusCode >= 500 && response.statusCode !== 503)
+        ? 'error'
+        : response.statusCode >= 400
+          ? 'warn'
+          : 'info',
     customSuccessMessage: (request, response) =>
       `${request.method} ${routeOf(request as Request)} ${response.statusCode}`,
     customErrorMessage: (request, response) =>

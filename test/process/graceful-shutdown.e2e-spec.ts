@@ -96,6 +96,10 @@ describe('graceful shutdown on SIGTERM (real process)', () => {
     expect(inFlight.received()).toMatch(/\r\nConnection: close\r\n/i);
 
     expect(await service.exited).toEqual({ code: 0, signal: null });
+    // A planned shutdown is not an incident: readiness 503s log no errors and no stack traces.
+    const output = [...service.stdout, ...service.stderr];
+    expect(output.filter((line) => line.includes('"level":50'))).toEqual([]);
+    expect(output.filter((line) => line.includes('"stack"'))).toEqual([]);
   });
 
   it('exits 1 once SHUTDOWN_TIMEOUT_MS passes with a request that never finishes', async () => {
