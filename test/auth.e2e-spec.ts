@@ -50,6 +50,23 @@ describe('authentication (e2e)', () => {
   });
   afterAll(() => t.close());
 
+  describe('a path the router cannot decode', () => {
+    it('is refused with 401 before anything else when no valid key comes with it', async () => {
+      for (const path of ['/v1/store/orders/%zz', '/v1/pets/%E0%A4%A']) {
+        expectUnauthorized(await t.http.get(path), CHALLENGE);
+        expectUnauthorized(
+          await t.http.get(path).set('Authorization', `Bearer ${newKeyLikeString()}`),
+          INVALID_TOKEN_CHALLENGE,
+        );
+      }
+    });
+
+    it('is a 400 VALIDATION_FAILED with a valid key', async () => {
+      const res = await t.http.get('/v1/store/orders/%zz').set('Authorization', t.auth);
+      expectErrorResponse(res, 400, 'VALIDATION_FAILED');
+    });
+  });
+
   describe('a valid key', () => {
     it.each(operations)(
       '$operationId works with the scheme word in any case',

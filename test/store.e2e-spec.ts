@@ -112,6 +112,10 @@ describe('store orders (e2e)', () => {
       [{ petId: 1, quantity: 1, shipDate: '2026-12-01T09:30:00' }, 'shipDate'],
       [{ petId: 1, quantity: 1, shipDate: '2026-02-30T09:30:00Z' }, 'shipDate'],
       [{ petId: 1, quantity: 1, shipDate: 1700000000 }, 'shipDate'],
+      // The offset pushes it into year 10000 UTC, which no ISO 8601 client reads back.
+      [{ petId: 1, quantity: 1, shipDate: '9999-12-31T23:59:59-23:59' }, 'shipDate'],
+      [{ petId: 1, quantity: 1, constructor: { prototype: { polluted: true } } }, 'constructor'],
+      [{ petId: 1, quantity: 1, toString: 'x' }, 'toString'],
       [{ petId: 1, quantity: 1, status: 'shipped' }, 'status'],
       [{ petId: 1, quantity: 1, complete: true }, 'complete'],
       [{ petId: 1, quantity: 1, id: 5 }, 'id'],
@@ -127,6 +131,12 @@ describe('store orders (e2e)', () => {
       expect(res.body.message).toContain(field);
       expect(await countRows(t.db, 'orders')).toBe(before);
     });
+  });
+
+  it('keeps ship dates within years 0001-9999 in the database too', async () => {
+    await expect(
+      insertOrder(t.db, { petId, shipDate: new Date('+010000-01-01T00:00:00Z') }),
+    ).rejects.toMatchObject({ code: '23514', constraint: 'ck_orders_ship_date_range' });
   });
 
   describe('GET /v1/store/orders/{orderId} (getOrderById)', () => {
