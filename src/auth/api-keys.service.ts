@@ -44,8 +44,8 @@ export class ApiKeysService
   private readonly logger = new Logger(ApiKeysService.name);
   /** Verified keys by hash, oldest first (a Map keeps insertion order). */
   private readonly verified = new Map<string, CachedKey>();
-  /** Keys used since the last flush, and when. */
-  private readonly usedSince = new Map<number, Date>();
+  /** Keys used since the last flush, and when (epoch ms: no allocation on the request path). */
+  private readonly usedSince = new Map<number, number>();
   private flushTimer?: NodeJS.Timeout;
 
   constructor(
@@ -87,7 +87,7 @@ export class ApiKeysService
     }
     const principal = await cached.principal;
     if (principal) {
-      this.usedSince.set(principal.keyId, new Date(now));
+      this.usedSince.set(principal.keyId, now);
     }
     return principal;
   }
@@ -119,7 +119,7 @@ export class ApiKeysService
   /** Writes last_used_at for the keys used since the last flush, off the request path. */
   async flushLastUsed(): Promise<void> {
     if (this.usedSince.size === 0) return;
-    const used = [...this.usedSince];
+    const used = [...this.usedSince].map(([id, at]): [number, Date] => [id, new Date(at)]);
     this.usedSince.clear();
     try {
       await this.repository.recordLastUsed(used);
