@@ -5,7 +5,7 @@ import { expectErrorResponse } from './http-assertions.js';
 /*
  * Building blocks of test/hostile-input.e2e-spec.ts: fast-check arbitraries for hostile path
  * ids, bodies and headers, and oracles that say, from the contract alone
- * (/work/shared/spec/api-contract.md), what the API must answer to each.
+ * (docs/api.md), what the API must answer to each.
  */
 
 /** Contract section 3: bodies over 16 KiB are 413. */
