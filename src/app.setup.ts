@@ -1,4 +1,4 @@
-import type { INestApplication, NestApplicationOptions } from '@nestjs/common';
+import { VersioningType, type INestApplication, type NestApplicationOptions } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import type { HttpLogger } from 'pino-http';
@@ -19,7 +19,9 @@ import { requestIdMiddleware } from './common/http/request-id.middleware.js';
 import type { AppConfig } from './config/app-config.js';
 import { HTTP_LOGGER } from './logging/logging.module.js';
 
-export const API_PREFIX = 'v1';
+/** The versions the API serves, each under its own path prefix (`/v1`, `/v2`). */
+export const API_VERSIONS = ['1', '2'] as const;
+export type ApiVersion = (typeof API_VERSIONS)[number];
 
 /**
  * Options for NestFactory.create. No global body parser: JSON bodies are read by
@@ -74,7 +76,7 @@ const EXPOSED_HEADERS = [
 export async function configureApp(
   app: NestExpressApplication,
   config: AppConfig,
-): Promise<OpenAPIObject> {
+): Promise<Record<ApiVersion, OpenAPIObject>> {
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   // A JSON API whose clients do not revalidate: hashing every body for an ETag is waste.
@@ -92,30 +94,35 @@ export async function configureApp(
     ),
   );
   const authenticator = app.get(RequestAuthenticator);
-  app.use(`/${API_PREFIX}`, (request: Request, response: Response, next: NextFunction) => {
-    // The router decodes path parameters before the guards run: a path it cannot decode would
-    // be a 400 before authentication. Without a valid key, it is a 401 like any other request.
-    if (isDecodable(request.path)) return next();
-    authenticator.identify(request).then((identity) => {
-      if (identity.principal) return next();
-      const error = unauthorizedError(identity.keySent);
-      response.status(error.status).set(error.headers).json(errorBody(error));
-    }, next);
-  });
+  app.use(
+    API_VERSIONS.map((version) => `/v${version}`),
+    (request: Request, response: Response, next: NextFunction) => {
+      // The router decodes path parameters before the guards run: a path it cannot decode would
+      // be a 400 before authentication. Without a valid key, it is a 401 like any other request.
+      if (isDecodable(request.path)) return next();
+      authenticator.identify(request).then((identity) => {
+        if (identity.principal) return next();
+        const error = unauthorizedError(identity.keySent);
+        response.status(error.status).set(error.headers).json(errorBody(error));
+      }, next);
+    },
+  );
   if (config.corsOrigins.length > 0) {
     app.enableCors({ origin: config.corsOrigins, exposedHeaders: EXPOSED_HEADERS, maxAge: 600 });
   }
-  app.setGlobalPrefix(API_PREFIX, { exclude: ['health/live', 'health/ready'] });
+  // A version is a path prefix chosen per controller; controllers that name none are v1, and
+  // the health probes (VERSION_NEUTRAL) stay outside every version.
+  app.enableVersioning({ type: VersioningType.URI, defaultVersion: '1' });
   app.useGlobalPipes(createValidationPipe());
-  const document = setupSwagger(app, config);
+  const documents = setupSwagger(app, config);
   await app.init();
-  // Nest's own not-found handler only covers the /v1 prefix; `/`, `/v2/…` and the rest get
-  // the same Error body here, after every route.
+  // Whatever Nest's own not-found handler leaves (it answers the same way through the filter)
+  // gets the same Error body here, after every route.
   app.use((_request: Request, response: Response) => {
     const error = routeNotFound();
     response.status(error.status).json(errorBody(error));
   });
-  return document;
+  return documents;
 }
 
 function isDecodable(path: string): boolean {
@@ -127,21 +134,51 @@ function isDecodable(path: string): boolean {
   }
 }
 
-/** `https://api.example` → `https://api.example/v1`; a URL already ending in /v1 is kept. */
-function withApiPrefix(baseUrl: string): string {
-  const trimmed = baseUrl.replace(/\/+$/, '');
-  return trimmed.endsWith(`/${API_PREFIX}`) ? trimmed : `${trimmed}/${API_PREFIX}`;
+/**
+ * `https://api.example` → `https://api.example/v2`: a base URL's trailing version, if any, is
+ * replaced by the document's, so one PUBLIC_BASE_URL serves every version's `servers`.
+ */
+function withVersionPrefix(baseUrl: string, version: ApiVersion): string {
+  return `${baseUrl.replace(/\/+$/, '').replace(/\/v[0-9]+$/, '')}/v${version}`;
 }
 
-function setupSwagger(app: INestApplication, config: AppConfig): OpenAPIObject {
+/** What each version's document says of itself; the paths are scanned from the controllers. */
+const DOCUMENT_INFO: Record<
+  ApiVersion,
+  { version: string; description: string; tags: Array<[name: string, description: string]> }
+> = {
+  '1': {
+    version: '1.0.0',
+    description:
+      'Store orders, pet categories and the deprecated pet read. Every operation needs ' +
+      '`Authorization: Bearer <API_KEY>`. Operations marked `x-stability: experimental` go beyond ' +
+      'the original interface and may still change. Errors always have the body `{code, message, status}`.',
+    tags: [
+      ['store', 'Store orders: list, place, read, ship and cancel'],
+      ['categories', 'Pet categories: list and create'],
+      ['pets', 'Pets: the deprecated read of one pet'],
+    ],
+  },
+  '2': {
+    version: '2.0.0',
+    description:
+      'Version 2, in beta: the store and category operations of v1, whose lists answer pages ' +
+      '(`{data, nextCursor}` and a `Link: rel="next"` header) and take filters. Every operation ' +
+      'needs `Authorization: Bearer <API_KEY>` and is marked `x-stability: beta` until v2 is ' +
+      'declared stable. Errors always have the body `{code, message, status}`.',
+    tags: [
+      ['store', 'Store orders: list (paged, filtered), place, read, ship and cancel'],
+      ['categories', 'Pet categories: list (paged) and create'],
+    ],
+  },
+};
+
+function documentConfig(config: AppConfig, version: ApiVersion): Omit<OpenAPIObject, 'paths'> {
+  const info = DOCUMENT_INFO[version];
   const builder = new DocumentBuilder()
     .setTitle('Pet store API')
-    .setDescription(
-      'Store orders, pet categories and the deprecated pet read. Every operation needs ' +
-        '`Authorization: Bearer <API_KEY>`. Operations marked `x-stability: experimental` go beyond ' +
-        'the original interface and may still change. Errors always have the body `{code, message, status}`.',
-    )
-    .setVersion('1.0.0')
+    .setDescription(info.description)
+    .setVersion(info.version)
     .addBearerAuth(
       {
         type: 'http',
@@ -151,29 +188,116 @@ function setupSwagger(app: INestApplication, config: AppConfig): OpenAPIObject {
       },
       'bearer',
     )
-    .addSecurityRequirements('bearer')
-    .addTag('store', 'Store orders: list, place, read, ship and cancel')
-    .addTag('categories', 'Pet categories: list and create')
-    .addTag('pets', 'Pets: the deprecated read of one pet')
-    // A relative server works wherever this instance is reached, so "Try it out" does too.
-    .addServer(`/${API_PREFIX}`, 'This instance, wherever it runs (local, staging or production)');
-  if (config.publicBaseUrl) builder.addServer(withApiPrefix(config.publicBaseUrl), 'Production');
-  if (config.stagingBaseUrl) builder.addServer(withApiPrefix(config.stagingBaseUrl), 'Staging');
+    .addSecurityRequirements('bearer');
+  for (const [name, description] of info.tags) builder.addTag(name, description);
+  // A relative server works wherever this instance is reached, so "Try it out" does too.
+  builder.addServer(
+    `/v${version}`,
+    'This instance, wherever it runs (local, staging or production)',
+  );
+  if (config.publicBaseUrl) {
+    builder.addServer(withVersionPrefix(config.publicBaseUrl, version), 'Production');
+  }
+  if (config.stagingBaseUrl) {
+    builder.addServer(withVersionPrefix(config.stagingBaseUrl, version), 'Staging');
+  }
   const options = builder.build();
   // The document is served to anyone, so every server it lists is meant for its readers.
   options.servers = options.servers?.map((server) =>
     Object.assign(server, { 'x-internal': false }),
   );
+  return options;
+}
 
-  const document = SwaggerModule.createDocument(app, options, { ignoreGlobalPrefix: true });
-  documentCommonHeaders(document);
-  SwaggerModule.setup('docs', app, document, {
+/**
+ * One version's document cut from the scan of every controller: its paths without their
+ * `/vN` prefix, and only the schemas they reach. Keys keep the scan's order, so the v1
+ * document is exactly what it was when v1 was the only version.
+ */
+function versionDocument(
+  scanned: OpenAPIObject,
+  config: Omit<OpenAPIObject, 'paths'>,
+  version: ApiVersion,
+): OpenAPIObject {
+  const prefix = `/v${version}`;
+  const paths = Object.fromEntries(
+    Object.entries(scanned.paths)
+      .filter(([path]) => path.startsWith(`${prefix}/`))
+      .map(([path, item]) => [path.slice(prefix.length), item]),
+  );
+  const schemas = scanned.components?.schemas ?? {};
+  const reached = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(visit);
+    if (value === null || typeof value !== 'object') return;
+    for (const [key, child] of Object.entries(value)) {
+      const name =
+        key === '$ref' && typeof child === 'string'
+          ? /^#\/components\/schemas\/(.+)$/.exec(child)?.[1]
+          : undefined;
+      if (name === undefined) visit(child);
+      else if (!reached.has(name)) {
+        reached.add(name);
+        visit(schemas[name]);
+      }
+    }
+  };
+  visit(paths);
+  return {
+    ...scanned,
+    info: config.info,
+    tags: config.tags,
+    servers: config.servers,
+    paths,
+    components: {
+      ...scanned.components,
+      schemas: Object.fromEntries(Object.entries(schemas).filter(([name]) => reached.has(name))),
+    },
+  };
+}
+
+/** The order Swagger UI offers the documents in: the newest first. */
+const SWAGGER_UI_DOCUMENTS: Array<{ version: ApiVersion; name: string }> = [
+  { version: '2', name: 'v2 (beta)' },
+  { version: '1', name: 'v1' },
+];
+
+/**
+ * Serves each version's document at /openapi/vN.json (v1 also at /docs-json, its address
+ * before v2) and Swagger UI at /docs with a choice between them.
+ */
+function setupSwagger(app: INestApplication, config: AppConfig): Record<ApiVersion, OpenAPIObject> {
+  const scanned = SwaggerModule.createDocument(app, documentConfig(config, '1'));
+  const documents = Object.fromEntries(
+    API_VERSIONS.map((version) => {
+      const document = versionDocument(scanned, documentConfig(config, version), version);
+      documentCommonHeaders(document);
+      return [version, document];
+    }),
+  ) as Record<ApiVersion, OpenAPIObject>;
+  for (const version of API_VERSIONS) {
+    SwaggerModule.setup(`openapi/v${version}`, app, documents[version], {
+      ui: false,
+      raw: ['json'],
+      jsonDocumentUrl: `openapi/v${version}.json`,
+    });
+  }
+  SwaggerModule.setup('docs', app, documents['1'], {
     jsonDocumentUrl: 'docs-json',
     raw: ['json'],
     customSiteTitle: 'Pet store API',
-    swaggerOptions: { persistAuthorization: true, displayOperationId: true },
+    // The selector in the top bar: Swagger UI loads the first of these documents.
+    explorer: true,
+    swaggerOptions: {
+      persistAuthorization: true,
+      displayOperationId: true,
+      urls: SWAGGER_UI_DOCUMENTS.map(({ version, name }) => ({
+        url: `/openapi/v${version}.json`,
+        name,
+      })),
+    },
   });
-  return document;
+  return documents;
 }
 
 /**

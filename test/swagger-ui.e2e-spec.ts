@@ -58,6 +58,8 @@ describe('Swagger UI at /docs in Chromium (e2e)', () => {
   let origin: string;
   let port: number;
   let orders: Array<{ id: number; petId: number; quantity: number; status: string }>;
+  /** The documents the top bar offers, in its order, when the page opens. */
+  let offered: string[];
   /** Every request made by the page, and what went wrong with any of them. */
   const requests: Array<{ method: string; url: string; authorization?: string }> = [];
   const failures: string[] = [];
@@ -123,6 +125,10 @@ describe('Swagger UI at /docs in Chromium (e2e)', () => {
     const response = await page.goto(`${origin}/docs`, { waitUntil: 'load' });
     expect(response?.status()).toBe(200);
     await page.locator('.opblock').first().waitFor();
+    offered = await page.locator('.topbar select option').allTextContents();
+    // The v1 document, as a reader of the v1 contract chooses it in the top bar.
+    await page.locator('.topbar select').selectOption({ label: 'v1' });
+    await operation('getPetById').waitFor();
   }, 60_000);
 
   afterAll(async () => {
@@ -159,6 +165,10 @@ describe('Swagger UI at /docs in Chromium (e2e)', () => {
       .textContent();
     return { code, body: JSON.parse(body ?? 'null') as unknown };
   }
+
+  it('offers the v2 (beta) document first, then v1', () => {
+    expect(offered.map((name) => name.trim())).toEqual(['v2 (beta)', 'v1']);
+  });
 
   it('lists every operation of the contract, with getPetById marked deprecated', async () => {
     const shown = await page.locator('.opblock-summary-operation-id').allTextContents();

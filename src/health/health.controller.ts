@@ -1,4 +1,10 @@
-import { Controller, Get, Logger, ServiceUnavailableException } from '@nestjs/common';
+import {
+  Controller,
+  Get,
+  Logger,
+  ServiceUnavailableException,
+  VERSION_NEUTRAL,
+} from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import {
   HealthCheck,
@@ -11,10 +17,10 @@ import { Public } from '../auth/public.decorator.js';
 import { ServiceUnavailableError } from '../common/errors/domain-error.js';
 import { DrainState } from '../lifecycle/drain-state.js';
 
-/** Probes for load balancers and orchestrators: outside /v1, no API key, not rate limited. */
+/** Probes for load balancers and orchestrators: outside every version, no API key, not rate limited. */
 @Public()
 @ApiExcludeController()
-@Controller('health')
+@Controller({ path: 'health', version: VERSION_NEUTRAL })
 export class HealthController {
   private readonly logger = new Logger('Health');
 

@@ -3,11 +3,12 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { OrderEntity } from './order.entity.js';
 import { OrderRepository } from './order.repository.js';
 import { StoreController } from './store.controller.js';
+import { StoreV2Controller } from './store-v2.controller.js';
 import { StoreService } from './store.service.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([OrderEntity])],
-  controllers: [StoreController],
+  controllers: [StoreController, StoreV2Controller],
   providers: [OrderRepository, StoreService],
 })
 export class StoreModule {}

@@ -13,7 +13,7 @@ interface Operation {
 type SchemaNode = { [key: string]: unknown };
 
 /**
- * Checks responses against the service's own /docs-json, so the document cannot drift from
+ * Checks responses against one of the service's own documents (/docs-json, /openapi/v2.json), so the document cannot drift from
  * behaviour: the status must be documented for the operation, and the body must match its
  * schema with no keys beyond the documented ones (the contract says "exactly these keys").
  */
@@ -22,7 +22,11 @@ export class OpenApiValidator {
   private readonly operations = new Map<string, Operation>();
   private readonly compiled = new Map<string, ValidateFunction>();
 
-  constructor(document: OpenApiDocument) {
+  /** `name`: where the document was read, for the messages. */
+  constructor(
+    document: OpenApiDocument,
+    private readonly name = '/docs-json',
+  ) {
     // ajv-formats is CommonJS; its `default` export is the plugin under ESM and TypeScript alike.
     formats.default(this.ajv);
     const schemas = structuredClone(document.components?.schemas ?? {});
@@ -38,11 +42,11 @@ export class OpenApiValidator {
   /** Throws with a readable reason when `response` is not what `operationId` documents. */
   check(operationId: string, response: Response): void {
     const operation = this.operations.get(operationId);
-    if (!operation) throw new Error(`operation ${operationId} is not in /docs-json`);
+    if (!operation) throw new Error(`operation ${operationId} is not in ${this.name}`);
     const documented = operation.responses[String(response.status)];
     if (!documented) {
       throw new Error(
-        `${operationId} answered ${response.status}, which /docs-json does not document (body: ${response.text})`,
+        `${operationId} answered ${response.status}, which ${this.name} does not document (body: ${response.text})`,
       );
     }
     const schema = documented.content?.['application/json']?.schema;
@@ -63,7 +67,7 @@ export class OpenApiValidator {
     }
     if (!validate(response.body)) {
       throw new Error(
-        `${operationId} ${response.status} body does not match /docs-json: ${this.ajv.errorsText(validate.errors)}\n` +
+        `${operationId} ${response.status} body does not match ${this.name}: ${this.ajv.errorsText(validate.errors)}\n` +
           `body: ${response.text}`,
       );
     }

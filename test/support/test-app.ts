@@ -27,7 +27,9 @@ export interface TestApp extends AppInstance {
   /** A valid API key and its Authorization header value. */
   apiKey: string;
   auth: string;
+  /** Checks answers against /docs-json (v1) and /openapi/v2.json (v2). */
   spec: OpenApiValidator;
+  specV2: OpenApiValidator;
 }
 
 /**
@@ -68,6 +70,10 @@ export async function createTestApp(overrides: Partial<AppConfig> = {}): Promise
   const instance = await startAppInstance(databaseUrl, overrides);
   const { key } = await instance.app.get(ApiKeysService).issue('e2e');
   const spec = new OpenApiValidator((await instance.http.get('/docs-json').expect(200)).body);
+  const specV2 = new OpenApiValidator(
+    (await instance.http.get('/openapi/v2.json').expect(200)).body,
+    '/openapi/v2.json',
+  );
   const db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   return {
     ...instance,
@@ -76,6 +82,7 @@ export async function createTestApp(overrides: Partial<AppConfig> = {}): Promise
     apiKey: key,
     auth: `Bearer ${key}`,
     spec,
+    specV2,
     close: async () => {
       await instance.close();
       await db.end();

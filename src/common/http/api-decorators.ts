@@ -5,6 +5,9 @@ import { MAX_ASSIGNED_ID } from './int64-id.pipe.js';
 /** Marks an operation added beyond the original interface (contract: may still change). */
 export const Experimental = (): MethodDecorator => ApiExtension('x-stability', 'experimental');
 
+/** Marks a v2 operation: v2 may still change until it is declared stable (contract section 9). */
+export const Beta = (): MethodDecorator => ApiExtension('x-stability', 'beta');
+
 /** Documents an int64 path id the way Int64IdPipe accepts it. */
 export const ApiInt64IdParam = (name: string, description: string): MethodDecorator =>
   applyDecorators(
