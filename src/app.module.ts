@@ -27,7 +27,7 @@ export class AppModule {
         AppConfigModule.forRoot(config),
         LoggingModule.forRoot(createHttpLogger(config)),
         LifecycleModule,
-        DatabaseModule.forRoot(config.databaseUrl, config.db),
+        DatabaseModule.forRoot(config),
         AuthModule,
         RateLimitModule,
         StoreModule,

@@ -25,11 +25,7 @@ class ApiKeyCliModule {
   static forRoot(config: RuntimeConfig): DynamicModule {
     return {
       module: ApiKeyCliModule,
-      imports: [
-        AppConfigModule.forRoot(config),
-        DatabaseModule.forRoot(config.databaseUrl, config.db),
-        AuthModule,
-      ],
+      imports: [AppConfigModule.forRoot(config), DatabaseModule.forRoot(config), AuthModule],
     };
   }
 }

@@ -45,9 +45,23 @@ describe('loadConfig', () => {
       'PETS_SUNSET_AT',
     ],
     [{ DB_POOL_SIZE: '0' }, 'DB_POOL_SIZE'],
+    [{ DATABASE_DIRECT_URL: 'postgres://u@db:5432/petstore' }, 'DATABASE_DIRECT_URL'],
+    [
+      { DATABASE_URL: 'postgres://u@pgbouncer:6432/petstore', DATABASE_DIRECT_URL: 'http://db' },
+      'DATABASE_DIRECT_URL',
+    ],
   ])('refuses %j with a one-line reason naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`^Invalid configuration: ${variable} `));
+  });
+
+  it('takes a direct database URL beside a pooled one (unset: the pooled one is used)', () => {
+    const pooled = 'postgres://u@pgbouncer:6432/petstore';
+    const direct = 'postgres://u@db:5432/petstore';
+    expect(loadConfig({ DATABASE_URL: pooled }).databaseDirectUrl).toBeUndefined();
+    expect(
+      loadConfig({ DATABASE_URL: pooled, DATABASE_DIRECT_URL: direct }).databaseDirectUrl,
+    ).toBe(direct);
   });
 
   it('accepts a well-formed bootstrap key', () => {

@@ -6,6 +6,11 @@ export interface AppConfig {
   port: number;
   /** Unset: the service runs its own embedded PostgreSQL under `dataDir`. */
   databaseUrl: string | undefined;
+  /**
+   * A connection that is not pooled per transaction (not through PgBouncer in transaction mode),
+   * for migrations, their advisory lock and the role's timeouts. Unset: `databaseUrl`.
+   */
+  databaseDirectUrl: string | undefined;
   dataDir: string;
   embeddedPostgresPort: number;
   seedDemo: boolean;
@@ -101,6 +106,11 @@ export function loadDotEnv(path = resolve('.env')): void {
 export function loadConfig(env: Env = process.env): AppConfig {
   const read = new EnvReader(env);
   const databaseUrl = read.url('DATABASE_URL', ['postgres:', 'postgresql:']);
+  const databaseDirectUrl = read.url('DATABASE_DIRECT_URL', ['postgres:', 'postgresql:']);
+  if (databaseDirectUrl !== undefined && databaseUrl === undefined) {
+    // The embedded database is always direct; a direct URL alone would be a second database.
+    throw new ConfigError('DATABASE_DIRECT_URL', 'needs DATABASE_URL to be set as well');
+  }
   const petsDeprecatedAt = read.date('PETS_DEPRECATED_AT', CONFIG_DEFAULTS.PETS_DEPRECATED_AT);
   const petsSunsetAt = read.date('PETS_SUNSET_AT', CONFIG_DEFAULTS.PETS_SUNSET_AT);
   if (petsSunsetAt < petsDeprecatedAt) {
@@ -134,6 +144,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   return {
     port: read.int('PORT', CONFIG_DEFAULTS.PORT, 0, 65535),
     databaseUrl,
+    databaseDirectUrl,
     dataDir: resolve(read.string('PETSTORE_DATA_DIR') ?? CONFIG_DEFAULTS.PETSTORE_DATA_DIR),
     embeddedPostgresPort: read.int('EMBEDDED_PG_PORT', CONFIG_DEFAULTS.EMBEDDED_PG_PORT, 1, 65535),
     seedDemo: read.bool('SEED_DEMO', databaseUrl === undefined),

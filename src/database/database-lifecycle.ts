@@ -4,9 +4,11 @@ import { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
 import { InjectConfig } from '../config/app-config.provider.js';
 import { seedDemoData } from './demo-seed.js';
-import { runMigrationsLocked } from './migrate.js';
 
-/** Brings the schema up to date, then loads demo data when asked, before the app serves. */
+/**
+ * Loads demo data when asked, before the app serves. (Migrations ran before the pool opened,
+ * over the direct connection: see DatabaseModule.)
+ */
 @Injectable()
 export class DatabaseLifecycle implements OnModuleInit {
   private readonly logger = new Logger('Database');
@@ -17,12 +19,6 @@ export class DatabaseLifecycle implements OnModuleInit {
   ) {}
 
   async onModuleInit(): Promise<void> {
-    if (this.config.db.migrateOnStart) {
-      const applied = await runMigrationsLocked(this.dataSource);
-      if (applied.length > 0) {
-        this.logger.log(`applied migrations: ${applied.join(', ')}`);
-      }
-    }
     if (this.config.seedDemo && (await seedDemoData(this.dataSource.manager))) {
       this.logger.log('loaded the demo data');
     }

@@ -1,22 +1,38 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Logger, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { AppConfig } from '../config/app-config.js';
 import { DatabaseLifecycle } from './database-lifecycle.js';
+import { prepareDatabase } from './prepare-database.js';
 import { typeOrmOptions } from './typeorm-options.js';
+
+/** Where the database is: the pooled URL (maybe PgBouncer) and, when distinct, a direct one. */
+export type DatabaseConfig = Pick<AppConfig, 'databaseDirectUrl' | 'db'> & { databaseUrl: string };
 
 @Module({})
 export class DatabaseModule {
-  static forRoot(databaseUrl: string, db: AppConfig['db']): DynamicModule {
+  static forRoot(config: DatabaseConfig): DynamicModule {
+    const { databaseUrl, db } = config;
     return {
       module: DatabaseModule,
       imports: [
         TypeOrmModule.forRootAsync({
-          useFactory: async () => ({
-            ...(await typeOrmOptions(databaseUrl, db)),
-            autoLoadEntities: true,
-            // Start-up fails fast with one clear error instead of retrying for half a minute.
-            retryAttempts: 0,
-          }),
+          useFactory: async () => {
+            // Before the pool opens: its sessions must start with the role's timeouts.
+            const { applied } = await prepareDatabase(
+              config.databaseDirectUrl ?? databaseUrl,
+              db,
+              db.migrateOnStart,
+            );
+            if (applied.length > 0) {
+              new Logger('Database').log(`applied migrations: ${applied.join(', ')}`);
+            }
+            return {
+              ...(await typeOrmOptions(databaseUrl, db)),
+              autoLoadEntities: true,
+              // Start-up fails fast with one clear error instead of retrying for half a minute.
+              retryAttempts: 0,
+            };
+          },
         }),
       ],
       providers: [DatabaseLifecycle],

@@ -5,11 +5,16 @@ import { openDatabase } from './embedded-database.js';
 import { runMigrationsLocked } from './migrate.js';
 import { typeOrmOptions } from './typeorm-options.js';
 
-/** `npm run migration:run`: applies pending migrations (DATABASE_URL, or the embedded database). */
+/**
+ * `npm run migration:run`: applies pending migrations over DATABASE_DIRECT_URL (else
+ * DATABASE_URL, else the embedded database): the lock is a session's, PgBouncer-safe only direct.
+ */
 async function main(): Promise<void> {
   const config = readConfigOrExit();
   const database = await openDatabase(config, new Logger('migrate'));
-  const dataSource = new DataSource(await typeOrmOptions(database.url, config.db));
+  const dataSource = new DataSource(
+    await typeOrmOptions(config.databaseDirectUrl ?? database.url, config.db),
+  );
   await dataSource.initialize();
   try {
     const applied = await runMigrationsLocked(dataSource);

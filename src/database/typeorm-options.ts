@@ -33,9 +33,8 @@ export async function typeOrmOptions(url: string, db: AppConfig['db']): Promise<
     poolSize: db.poolSize,
     connectTimeoutMS: db.connectTimeoutMs,
     extra: {
-      // Nothing waits forever: a stuck query or an exhausted pool fails fast instead.
-      statement_timeout: db.statementTimeoutMs,
-      idle_in_transaction_session_timeout: db.statementTimeoutMs * 2,
+      // An exhausted pool fails fast. Statement timeouts are the role's settings
+      // (prepare-database.ts): PgBouncer refuses them as startup parameters.
       connectionTimeoutMillis: db.connectTimeoutMs,
     },
   };

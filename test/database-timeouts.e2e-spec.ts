@@ -1,0 +1,72 @@
+import { DataSource } from 'typeorm';
+import { loadConfig } from '../src/config/app-config.js';
+import { prepareDatabase } from '../src/database/prepare-database.js';
+import { createTestApp, type TestApp } from './support/test-app.js';
+
+/**
+ * The timeouts come from the role's settings on the database (no startup parameters, which
+ * PgBouncer refuses): every session of the pool has them, and a long statement is cut off.
+ * scripts/test-pgbouncer.sh runs this file through PgBouncer in transaction mode too.
+ */
+describe('database timeouts without startup parameters (e2e)', () => {
+  const statementTimeoutMs = 1000;
+  const db = { ...loadConfig({}).db, statementTimeoutMs };
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp({ db });
+  });
+  afterAll(() => t.close());
+
+  it('gives the role on this database the statement and idle-in-transaction timeouts', async () => {
+    const { rows } = await t.db.query<{ setconfig: string[] }>(
+      `SELECT setconfig FROM pg_db_role_setting
+        WHERE setrole = (SELECT oid FROM pg_roles WHERE rolname = current_user)
+          AND setdatabase = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+    );
+    expect(rows[0].setconfig).toEqual(
+      expect.arrayContaining([
+        'statement_timeout=1000',
+        'idle_in_transaction_session_timeout=2000',
+      ]),
+    );
+  });
+
+  it("has them in every session of the app's pool", async () => {
+    const dataSource = t.app.get(DataSource);
+    const sessions = await Promise.all(
+      Array.from({ length: 3 }, () =>
+        dataSource.query<Array<{ statement: string; idle: string }>>(
+          `SELECT current_setting('statement_timeout') AS statement,
+                  current_setting('idle_in_transaction_session_timeout') AS idle
+             FROM pg_sleep(0.05)`,
+        ),
+      ),
+    );
+    for (const [session] of sessions) expect(session).toEqual({ statement: '1s', idle: '2s' });
+  });
+
+  it('cuts off a statement that runs longer than DB_STATEMENT_TIMEOUT_MS with 57014', async () => {
+    const started = Date.now();
+    await expect(t.app.get(DataSource).query('SELECT pg_sleep(5)')).rejects.toMatchObject({
+      driverError: { code: '57014' },
+    });
+    const elapsed = Date.now() - started;
+    expect(elapsed).toBeGreaterThanOrEqual(statementTimeoutMs - 50);
+    expect(elapsed).toBeLessThan(4000);
+  });
+
+  it('leaves the settings alone when they are already right (no catalog write per start)', async () => {
+    await expect(prepareDatabase(t.databaseUrl, db, true)).resolves.toEqual({
+      applied: [],
+      timeoutsChanged: false,
+    });
+    await expect(
+      prepareDatabase(t.databaseUrl, { ...db, statementTimeoutMs: 1500 }, false),
+    ).resolves.toEqual({ applied: [], timeoutsChanged: true });
+    await expect(prepareDatabase(t.databaseUrl, db, false)).resolves.toEqual({
+      applied: [],
+      timeoutsChanged: true,
+    });
+  });
+});
