@@ -13,6 +13,7 @@ import {
 import { unauthorizedError } from './auth/api-key.guard.js';
 import { RequestAuthenticator } from './auth/request-authenticator.js';
 import { errorBody, routeNotFound } from './common/errors/all-exceptions.filter.js';
+import { answerClientErrorsWithJson } from './common/http/client-error.js';
 import { staticSecurityHeaders } from './common/http/security-headers.js';
 import { createValidationPipe } from './common/http/validation.pipe.js';
 import { requestIdMiddleware } from './common/http/request-id.middleware.js';
@@ -79,6 +80,8 @@ export async function configureApp(
 ): Promise<Record<ApiVersion, OpenAPIObject>> {
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
+  // Requests Node's parser refuses (headers too large, not HTTP) get the Error body too.
+  answerClientErrorsWithJson(app.getHttpServer());
   // A JSON API whose clients do not revalidate: hashing every body for an ETag is waste.
   app.set('etag', false);
   if (config.trustProxy !== undefined) {

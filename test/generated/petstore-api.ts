@@ -158,7 +158,7 @@ export interface components {
             status: components["schemas"]["OrderStatus"];
         };
         /** @enum {string} */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "NOT_FOUND" | "ORDER_NOT_FOUND" | "PET_NOT_FOUND" | "ORDER_ALREADY_SHIPPED" | "ORDER_NOT_PENDING" | "CATEGORY_EXISTS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "NOT_FOUND" | "ORDER_NOT_FOUND" | "PET_NOT_FOUND" | "ORDER_ALREADY_SHIPPED" | "ORDER_NOT_PENDING" | "CATEGORY_EXISTS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
         Error: {
             /** @example VALIDATION_FAILED */
             code: components["schemas"]["ErrorCode"];

@@ -29,6 +29,7 @@ const CONTRACT_4XX = new Map<string, readonly number[]>([
   ['PAYLOAD_TOO_LARGE', [413]],
   ['UNSUPPORTED_MEDIA_TYPE', [415]],
   ['RATE_LIMITED', [429]],
+  ['HEADERS_TOO_LARGE', [431]],
 ]);
 
 /** What every answer must be, whatever was sent: no 5xx, a sane X-Request-Id. */

@@ -18,6 +18,7 @@ const EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
   [ErrorCode.PAYLOAD_TOO_LARGE]: 'The request body is larger than 16 KiB.',
   [ErrorCode.UNSUPPORTED_MEDIA_TYPE]: 'The request body must be sent as application/json.',
   [ErrorCode.RATE_LIMITED]: 'Too many requests; retry after the time in Retry-After.',
+  [ErrorCode.HEADERS_TOO_LARGE]: 'The request headers are larger than the server accepts (16 KiB).',
   [ErrorCode.INTERNAL_ERROR]: 'An unexpected error occurred; it has been logged.',
   [ErrorCode.SERVICE_UNAVAILABLE]: 'The service is temporarily unavailable; retry shortly.',
 };
@@ -25,7 +26,11 @@ const EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
 /** An error an operation documents: a code, at its usual status or at a given one. */
 export type DocumentedError = ErrorCode | { code: ErrorCode; status: HttpStatus };
 
-/** Errors every /v1 operation can answer with. */
+/**
+ * Errors every /v1 operation can answer with. Not HEADERS_TOO_LARGE: the HTTP server answers
+ * it before any route is chosen (src/common/http/client-error.ts), like a request that is not
+ * HTTP at all; docs/api.md describes it.
+ */
 const COMMON_ERRORS: DocumentedError[] = [
   ErrorCode.UNAUTHORIZED,
   ErrorCode.RATE_LIMITED,

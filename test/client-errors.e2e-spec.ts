@@ -1,0 +1,122 @@
+import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
+import type { Response } from 'supertest';
+import { expectErrorResponse } from './support/http-assertions.js';
+import { SANE_REQUEST_ID } from './support/hostile-input.js';
+import { createTestApp, type TestApp } from './support/test-app.js';
+
+/** An answer read off a raw socket: what supertest's Response gives, from bytes we wrote. */
+interface RawAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/**
+ * Requests Node's HTTP parser refuses never reach Express, and no HTTP client sends them, so
+ * these tests write bytes on a socket and read the answer until the server closes it.
+ */
+describe('requests the HTTP parser refuses (e2e)', () => {
+  let t: TestApp;
+  let port: number;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    await t.app.listen(0, '127.0.0.1');
+    port = (t.app.getHttpServer().address() as AddressInfo).port;
+  });
+  afterAll(() => t.close());
+
+  function send(raw: string): Promise<RawAnswer> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1');
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.on('error', reject);
+      socket.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const [head = '', ...rest] = text.split('\r\n\r\n');
+        const [statusLine = '', ...headerLines] = head.split('\r\n');
+        const headers = Object.fromEntries(
+          headerLines.map((line) => {
+            const colon = line.indexOf(':');
+            return [line.slice(0, colon).toLowerCase(), line.slice(colon + 1).trim()];
+          }),
+        );
+        const bodyText = rest.join('\r\n\r\n');
+        let body: unknown = bodyText;
+        try {
+          body = JSON.parse(bodyText);
+        } catch {
+          // Not JSON: the assertions show the text.
+        }
+        resolve({ status: Number(statusLine.split(' ')[1]), headers, body });
+        socket.destroy();
+      });
+      // write, not end: a half-closed socket makes Node abort the request in flight.
+      socket.write(raw);
+    });
+  }
+
+  function expectJsonError(answer: RawAnswer, status: number, code: string): void {
+    // The same checks as for every Error body; the raw answer has the fields they read.
+    expectErrorResponse(answer as unknown as Response, status, code);
+    expect(answer.headers['connection']).toBe('close');
+    expect(answer.headers['x-content-type-options']).toBe('nosniff');
+    expect(answer.headers['x-request-id']).toMatch(SANE_REQUEST_ID);
+    expect(Number(answer.headers['content-length'])).toBe(
+      Buffer.byteLength(JSON.stringify(answer.body)),
+    );
+  }
+
+  const get = (headers: string): string =>
+    `GET /v1/categories HTTP/1.1\r\nHost: localhost\r\n${headers}Connection: close\r\n\r\n`;
+
+  it('answers 431 HEADERS_TOO_LARGE with the Error body for 20 KiB of headers', async () => {
+    const answer = await send(get(`X-Padding: ${'a'.repeat(20 * 1024)}\r\n`));
+    expectJsonError(answer, 431, 'HEADERS_TOO_LARGE');
+  });
+
+  it('answers 431 HEADERS_TOO_LARGE for many small headers adding up past the limit', async () => {
+    const many = Array.from({ length: 400 }, (_, i) => `X-H${i}: ${'b'.repeat(50)}\r\n`).join('');
+    expectJsonError(await send(get(many)), 431, 'HEADERS_TOO_LARGE');
+  });
+
+  it('serves a request whose headers are large but within the limit', async () => {
+    const answer = await send(
+      get(`Authorization: ${t.auth}\r\nX-Padding: ${'a'.repeat(12_000)}\r\n`),
+    );
+    expect({ status: answer.status, body: answer.body }).toEqual({
+      status: 200,
+      body: expect.any(Array),
+    });
+  });
+
+  it('answers 400 VALIDATION_FAILED with the Error body for a request line that is not HTTP', async () => {
+    expectJsonError(await send('HELLO THERE\r\n\r\n'), 400, 'VALIDATION_FAILED');
+  });
+
+  it('answers 400 VALIDATION_FAILED for a header name with a space in it', async () => {
+    expectJsonError(await send(get('Bad Header: x\r\n')), 400, 'VALIDATION_FAILED');
+  });
+
+  it('answers 400 VALIDATION_FAILED for a body framed by both Content-Length and chunked', async () => {
+    const raw =
+      'POST /v1/categories HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n' +
+      'Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n';
+    expectJsonError(await send(raw), 400, 'VALIDATION_FAILED');
+  });
+
+  it('answers 413 PAYLOAD_TOO_LARGE for chunk extensions over the parser limit', async () => {
+    const raw =
+      `POST /v1/categories HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${t.auth}\r\n` +
+      'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n' +
+      `2;ext=${'x'.repeat(20 * 1024)}\r\n{}\r\n0\r\n\r\n`;
+    expectJsonError(await send(raw), 413, 'PAYLOAD_TOO_LARGE');
+  });
+
+  it('keeps serving after refused requests', async () => {
+    await send('HELLO THERE\r\n\r\n');
+    await t.http.get('/v1/categories').set('Authorization', t.auth).expect(200);
+  });
+});
