@@ -9,8 +9,6 @@ const project = {
   // Sources import './x.js'; under ts-jest that file is './x.ts'.
   moduleNameMapper: {
     '^(\\.{1,2}/.*)\\.js$': '$1',
-    // CommonJS that requires Nest's ES modules: see the shim for why.
-    '^@nestjs/throttler$': '<rootDir>/test/support/esm-shims/nestjs-throttler.ts',
   },
   transform: {
     // Transpile only: `npm run typecheck` type-checks the whole tree once, faster than per file.

@@ -1,6 +1,6 @@
 import { Logger, type OnApplicationShutdown } from '@nestjs/common';
-import type { ThrottlerStorage } from '@nestjs/throttler';
 import { Redis } from 'ioredis';
+import type { RateLimitResult, RateLimitStorage } from './rate-limit.storage.js';
 
 /**
  * One atomic step per request, so instances sharing Redis never race: count the hit in a
@@ -30,12 +30,11 @@ type ThrottleCommand = (
 ) => Promise<number[]>;
 
 /**
- * Rate-limit counts shared by every instance through Redis. The storages published for
- * @nestjs/throttler declare Nest peers only up to 11, hence this small one on ioredis.
+ * Rate-limit counts shared by every instance through Redis, one script call per request.
  * If Redis cannot be reached, requests are let through (and a warning logged): an outage of
  * the limiter must not become an outage of the API.
  */
-export class RedisThrottlerStorage implements ThrottlerStorage, OnApplicationShutdown {
+export class RedisRateLimitStorage implements RateLimitStorage, OnApplicationShutdown {
   private readonly logger = new Logger('RateLimit');
   private readonly throttle: ThrottleCommand;
   private lastWarning = 0;
@@ -50,15 +49,16 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnApplicationShu
     redis.on('error', (error: Error) => this.warn(`Redis: ${error.message}`));
   }
 
-  async increment(
+  async hit(
     key: string,
     ttl: number,
     limit: number,
     blockDuration: number,
-    throttlerName: string,
-  ) {
+  ): Promise<RateLimitResult> {
     // The braces are a Redis Cluster hash tag: both keys of one counter live on one node.
-    const base = `${this.prefix}{${throttlerName}:${key}}`;
+    // `default:` is the layout of the versions on @nestjs/throttler (its throttler's name):
+    // counts carry over a rolling update.
+    const base = `${this.prefix}{default:${key}}`;
     try {
       const [totalHits, windowMs, blocked, blockMs] = await this.throttle(
         `${base}:hits`,
