@@ -14,6 +14,7 @@ import { PetsModule } from './pets/pets.module.js';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
 import { StoreModule } from './store/store.module.js';
+import { WebhooksModule } from './webhooks/webhooks.module.js';
 
 /** The configuration the app runs with: the database URL is known (embedded or given). */
 export type RuntimeConfig = AppConfig & { databaseUrl: string };
@@ -33,6 +34,7 @@ export class AppModule {
         StoreModule,
         CategoriesModule,
         PetsModule,
+        WebhooksModule,
         HealthModule,
       ],
       providers: [

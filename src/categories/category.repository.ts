@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
+import { outboxCtes } from '../webhooks/outbox.js';
 import { CategoryEntity } from './category.entity.js';
 
 @Injectable()
@@ -21,8 +22,9 @@ export class CategoryRepository {
   }
 
   /**
-   * Inserts the category; null when the name is taken (ignoring case). One statement: the
-   * unique index decides, so two concurrent creates of one name cannot both succeed.
+   * Inserts the category with its category.created event; null when the name is taken
+   * (ignoring case). One statement: the unique index decides, so two concurrent creates of one
+   * name cannot both succeed, and a refused one records no event.
    */
   async insertUnlessNameTaken(
     name: string,
@@ -30,9 +32,13 @@ export class CategoryRepository {
   ): Promise<CategoryEntity | null> {
     const rows: Array<{ id: string; name: string; description: string | null }> =
       await this.categories.query(
-        `INSERT INTO categories (name, description) VALUES ($1, $2)
-       ON CONFLICT ((lower(name))) DO NOTHING
-       RETURNING id, name, description`,
+        `WITH changed AS (
+           INSERT INTO categories (name, description) VALUES ($1, $2)
+           ON CONFLICT ((lower(name))) DO NOTHING
+           RETURNING id, name, description,
+             json_strip_nulls(json_build_object('id', id, 'name', name, 'description', description)) AS data
+         ), ${outboxCtes('category.created')}
+         SELECT id, name, description FROM changed`,
         [name, description],
       );
     const row = rows[0];

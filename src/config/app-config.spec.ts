@@ -50,6 +50,13 @@ describe('loadConfig', () => {
       { DATABASE_URL: 'postgres://u@pgbouncer:6432/petstore', DATABASE_DIRECT_URL: 'http://db' },
       'DATABASE_DIRECT_URL',
     ],
+    [{ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'sometimes' }, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'],
+    [{ WEBHOOK_RETRY_SCHEDULE: '5,,30' }, 'WEBHOOK_RETRY_SCHEDULE'],
+    [{ WEBHOOK_RETRY_SCHEDULE: '-5' }, 'WEBHOOK_RETRY_SCHEDULE'],
+    [{ WEBHOOK_RETRY_SCHEDULE: '604801' }, 'WEBHOOK_RETRY_SCHEDULE'],
+    [{ WEBHOOK_TIMEOUT_MS: '10001' }, 'WEBHOOK_TIMEOUT_MS'],
+    [{ WEBHOOK_POLL_INTERVAL_MS: '2000' }, 'WEBHOOK_POLL_INTERVAL_MS'],
+    [{ WEBHOOK_TIMEOUT_MS: '5000', WEBHOOK_CLAIM_TTL_MS: '5000' }, 'WEBHOOK_CLAIM_TTL_MS'],
   ])('refuses %j with a one-line reason naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`^Invalid configuration: ${variable} `));
@@ -62,6 +69,25 @@ describe('loadConfig', () => {
     expect(
       loadConfig({ DATABASE_URL: pooled, DATABASE_DIRECT_URL: direct }).databaseDirectUrl,
     ).toBe(direct);
+  });
+
+  it('reads the webhook settings: the contract default schedule, decimals, none', () => {
+    expect(loadConfig({}).webhooks).toEqual({
+      dispatcherEnabled: true,
+      allowPrivateTargets: false,
+      retryScheduleMs: [5, 30, 120, 600, 3600, 21600, 43200].map((s) => s * 1000),
+      pollIntervalMs: 500,
+      concurrency: 8,
+      timeoutMs: 10_000,
+      claimTtlMs: 60_000,
+    });
+    expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '0.2, 1.5' }).webhooks.retryScheduleMs).toEqual([
+      200, 1500,
+    ]);
+    expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: 'none' }).webhooks.retryScheduleMs).toEqual([]);
+    expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }).webhooks.allowPrivateTargets).toBe(
+      true,
+    );
   });
 
   it('accepts a well-formed bootstrap key', () => {

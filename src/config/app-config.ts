@@ -60,6 +60,25 @@ export interface AppConfig {
     /** Run pending migrations at start-up (under an advisory lock). */
     migrateOnStart: boolean;
   };
+  webhooks: WebhookConfig;
+}
+
+/** The webhook dispatcher that runs in every instance (contract section 11). */
+export interface WebhookConfig {
+  /** Whether this instance sends deliveries; events are recorded either way. */
+  dispatcherEnabled: boolean;
+  /** `true` lets webhooks reach loopback and private addresses (development, tests). */
+  allowPrivateTargets: boolean;
+  /** Delay before each retry, in milliseconds; after the last, the delivery has failed. */
+  retryScheduleMs: number[];
+  /** How often each instance looks for due deliveries (the first attempt starts within 2 s). */
+  pollIntervalMs: number;
+  /** Attempts in flight at once per instance. */
+  concurrency: number;
+  /** An attempt that has no answer by then has failed (contract: 10 s). */
+  timeoutMs: number;
+  /** A claimed delivery whose instance died is claimed again after this (longer than the timeout). */
+  claimTtlMs: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -92,6 +111,11 @@ export const CONFIG_DEFAULTS = {
   DB_STATEMENT_TIMEOUT_MS: 5000,
   DB_STREAM_TIMEOUT_MS: 300_000,
   API_KEY_CACHE_TTL_MS: 20_000,
+  WEBHOOK_RETRY_SCHEDULE: '5,30,120,600,3600,21600,43200',
+  WEBHOOK_POLL_INTERVAL_MS: 500,
+  WEBHOOK_CONCURRENCY: 8,
+  WEBHOOK_TIMEOUT_MS: 10_000,
+  WEBHOOK_CLAIM_TTL_MS: 60_000,
 } as const;
 
 type Env = Record<string, string | undefined>;
@@ -141,6 +165,22 @@ export function loadConfig(env: Env = process.env): AppConfig {
     throw new ConfigError('HEADERS_TIMEOUT_MS', 'must be greater than KEEP_ALIVE_TIMEOUT_MS');
   }
   const logLevel = read.oneOf('LOG_LEVEL', LOG_LEVELS, CONFIG_DEFAULTS.LOG_LEVEL);
+  const webhookTimeoutMs = read.int(
+    'WEBHOOK_TIMEOUT_MS',
+    CONFIG_DEFAULTS.WEBHOOK_TIMEOUT_MS,
+    100,
+    10_000,
+  );
+  const webhookClaimTtlMs = read.int(
+    'WEBHOOK_CLAIM_TTL_MS',
+    CONFIG_DEFAULTS.WEBHOOK_CLAIM_TTL_MS,
+    1000,
+    3_600_000,
+  );
+  if (webhookClaimTtlMs <= webhookTimeoutMs) {
+    // Otherwise a second instance could claim a delivery whose attempt is still running.
+    throw new ConfigError('WEBHOOK_CLAIM_TTL_MS', 'must be greater than WEBHOOK_TIMEOUT_MS');
+  }
   return {
     port: read.int('PORT', CONFIG_DEFAULTS.PORT, 0, 65535),
     databaseUrl,
@@ -221,6 +261,23 @@ export function loadConfig(env: Env = process.env): AppConfig {
       ),
       migrateOnStart: read.bool('MIGRATE_ON_START', true),
     },
+    webhooks: {
+      dispatcherEnabled: read.bool('WEBHOOK_DISPATCHER', true),
+      allowPrivateTargets: read.bool('WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
+      retryScheduleMs: read.secondsList(
+        'WEBHOOK_RETRY_SCHEDULE',
+        CONFIG_DEFAULTS.WEBHOOK_RETRY_SCHEDULE,
+      ),
+      pollIntervalMs: read.int(
+        'WEBHOOK_POLL_INTERVAL_MS',
+        CONFIG_DEFAULTS.WEBHOOK_POLL_INTERVAL_MS,
+        50,
+        1500,
+      ),
+      concurrency: read.int('WEBHOOK_CONCURRENCY', CONFIG_DEFAULTS.WEBHOOK_CONCURRENCY, 1, 256),
+      timeoutMs: webhookTimeoutMs,
+      claimTtlMs: webhookClaimTtlMs,
+    },
   };
 }
 
@@ -262,6 +319,24 @@ class EnvReader {
       throw new ConfigError(name, `must be a ${protocols.join(' or ')} URL`);
     }
     return raw;
+  }
+
+  /**
+   * Comma-separated delays in seconds (decimals allowed, for tests), each at most a week, at
+   * most 20 of them; `none` = no retries. Returned in milliseconds.
+   */
+  secondsList(name: string, fallback: string): number[] {
+    const raw = this.string(name) ?? fallback;
+    if (raw.toLowerCase() === 'none') return [];
+    const parts = raw.split(',').map((part) => part.trim());
+    const valid = (part: string) => /^\d{1,6}(\.\d{1,3})?$/.test(part) && Number(part) <= 604_800;
+    if (parts.length > 20 || !parts.every(valid)) {
+      throw new ConfigError(
+        name,
+        `must be up to 20 comma-separated delays in seconds, each at most 604800, or none (got "${raw}")`,
+      );
+    }
+    return parts.map((part) => Math.round(Number(part) * 1000));
   }
 
   date(name: string, fallback: string): Date {

@@ -7,6 +7,7 @@ import type { JsonRow } from '../common/http/json-array.stream.js';
 import type { AppConfig } from '../config/app-config.js';
 import { CursorStream } from '../database/cursor-stream.js';
 import { InjectConfig } from '../config/app-config.provider.js';
+import { outboxCtes, SQL_ISO_UTC } from '../webhooks/outbox.js';
 import { OrderEntity, OrderStatus, type Order } from './order.entity.js';
 
 interface OrderRow {
@@ -20,15 +21,18 @@ interface OrderRow {
 const ORDER_COLUMNS = `id, pet_id AS "petId", quantity, ship_date AS "shipDate", status`;
 
 /**
- * An order as the API shows it (OrderDto), rendered by PostgreSQL: shipDate in UTC with
- * milliseconds and left out when unknown (json_strip_nulls: no other field can be null).
+ * An order as the API shows it (OrderDto), rendered by PostgreSQL from a row with the orders
+ * table's columns: shipDate in UTC with milliseconds and left out when unknown
+ * (json_strip_nulls: no other field can be null). listOrders and the events use it.
  */
-const ORDERS_AS_JSON = `
-  SELECT json_strip_nulls(json_build_object(
-    'id', id, 'petId', pet_id, 'quantity', quantity,
-    'shipDate', to_char(ship_date AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'complete', status = 'shipped', 'status', status))::text
-  FROM orders ORDER BY id`;
+function orderAsJson(table = 'orders'): string {
+  return `json_strip_nulls(json_build_object(
+    'id', ${table}.id, 'petId', ${table}.pet_id, 'quantity', ${table}.quantity,
+    'shipDate', to_char(${table}.ship_date AT TIME ZONE 'UTC', ${SQL_ISO_UTC}),
+    'complete', ${table}.status = 'shipped', 'status', ${table}.status))`;
+}
+
+const ORDERS_AS_JSON = `SELECT ${orderAsJson()}::text FROM orders ORDER BY id`;
 
 function toOrder(row: OrderRow): Order {
   // Ids stop at 2^53 - 1 (see the initial migration), so Number() is exact.
@@ -110,31 +114,40 @@ export class OrderRepository {
     return rows[0] ? toOrder(rows[0]) : null;
   }
 
-  /** Inserts a pending order when the pet exists; null when it does not. */
+  /**
+   * Inserts a pending order when the pet exists, with its order.placed event; null when the
+   * pet does not exist.
+   */
   async insertForExistingPet(
     petId: number,
     quantity: number,
     shipDate: Date | null,
   ): Promise<Order | null> {
     const rows: OrderRow[] = await this.orders.query(
-      `INSERT INTO orders (pet_id, quantity, ship_date)
-       SELECT id, $2, $3 FROM pets WHERE id = $1
-       RETURNING ${ORDER_COLUMNS}`,
+      `WITH changed AS (
+         INSERT INTO orders (pet_id, quantity, ship_date)
+         SELECT id, $2, $3 FROM pets WHERE id = $1
+         RETURNING ${ORDER_COLUMNS}, ${orderAsJson()} AS data
+       ), ${outboxCtes('order.placed')}
+       SELECT id, "petId", quantity, "shipDate", status FROM changed`,
       [petId, quantity, shipDate],
     );
     return rows[0] ? toOrder(rows[0]) : null;
   }
 
-  /** Cancels the order if pending; returns the status it had, or null when there is none. */
+  /**
+   * Cancels the order if pending, with its order.cancelled event; returns the status it had,
+   * or null when there is none.
+   */
   async cancelIfPending(id: string): Promise<OrderStatus | null> {
     const rows: Array<{ previousStatus: OrderStatus }> = await this.orders.query(
       `WITH target AS (
          SELECT id, status FROM orders WHERE id = $1 FOR UPDATE
-       ), cancelled AS (
+       ), changed AS (
          UPDATE orders SET status = 'cancelled', updated_at = now()
          FROM target WHERE orders.id = target.id AND target.status = 'pending'
-         RETURNING orders.id
-       )
+         RETURNING ${orderAsJson()} AS data
+       ), ${outboxCtes('order.cancelled')}
        SELECT target.status AS "previousStatus" FROM target`,
       [id],
     );
@@ -142,22 +155,23 @@ export class OrderRepository {
   }
 
   /**
-   * Ships the order if pending (ship date = now); returns the status it had and the order as
-   * it is now, or null when there is none.
+   * Ships the order if pending (ship date = now), with its order.shipped event; returns the
+   * status it had and the order as it is now, or null when there is none.
    */
   async shipIfPending(id: string): Promise<{ previousStatus: OrderStatus; order: Order } | null> {
     const rows: Array<OrderRow & { previousStatus: OrderStatus }> = await this.orders.query(
       `WITH target AS (
          SELECT id, pet_id, quantity, ship_date, status FROM orders WHERE id = $1 FOR UPDATE
-       ), shipped AS (
+       ), changed AS (
          UPDATE orders SET status = 'shipped', ship_date = now(), updated_at = now()
          FROM target WHERE orders.id = target.id AND target.status = 'pending'
-         RETURNING orders.id, orders.ship_date, orders.status
-       )
+         RETURNING orders.id, orders.ship_date, orders.status,
+                   ${orderAsJson()} AS data
+       ), ${outboxCtes('order.shipped')}
        SELECT target.status AS "previousStatus", target.id, target.pet_id AS "petId", target.quantity,
               COALESCE(shipped.ship_date, target.ship_date) AS "shipDate",
               COALESCE(shipped.status, target.status) AS status
-       FROM target LEFT JOIN shipped ON shipped.id = target.id`,
+       FROM target LEFT JOIN changed shipped ON shipped.id = target.id`,
       [id],
     );
     const row = rows[0];

@@ -1,0 +1,31 @@
+import type { WebhookEventType } from './webhook-events.js';
+
+/** ISO 8601 UTC with milliseconds, as the API shows dates. */
+export const SQL_ISO_UTC = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+
+/**
+ * The transactional outbox, as SQL for a feature's own statement: append the result to its
+ * `WITH` list, after a CTE named `changed` that returns the changed rows with a `data` column
+ * (the resource as the API shows it, json). For each changed row it makes one event and
+ * inserts one delivery per subscription to `type`. No changed row (a no-op repeat, a refused
+ * change): no event. One statement, so no extra round trip, and the event commits with the
+ * change or not at all.
+ *
+ * `webhook_event` is materialized once (never inlined into its reader), so every subscription
+ * of one change gets the same event id, the `webhook-id` receivers deduplicate on.
+ */
+export function outboxCtes(type: WebhookEventType): string {
+  // `type` comes from the closed list above, never from a request.
+  return `webhook_event AS MATERIALIZED (
+    SELECT 'evt_' || replace(gen_random_uuid()::text, '-', '') AS id, now() AS created_at, data
+    FROM changed
+  ), webhook_outbox AS (
+    INSERT INTO webhook_deliveries (subscription_id, event_id, event_type, payload, next_attempt_at)
+    SELECT s.id, e.id, '${type}',
+           json_build_object('id', e.id, 'type', '${type}',
+             'createdAt', to_char(e.created_at AT TIME ZONE 'UTC', ${SQL_ISO_UTC}),
+             'data', e.data)::text,
+           now()
+    FROM webhook_event e JOIN webhook_subscriptions s ON '${type}' = ANY (s.events)
+  )`;
+}

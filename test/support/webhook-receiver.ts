@@ -1,0 +1,81 @@
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ReceivedWebhook {
+  headers: IncomingHttpHeaders;
+  body: string;
+  receivedAt: number;
+}
+
+/** What the receiver does with a request: answer a status, or never answer (`hang`). */
+export type ReceiverAnswer = number | 'hang';
+
+/**
+ * A real HTTP receiver on loopback: records every request and answers as the test says
+ * (200 unless told otherwise).
+ */
+export class WebhookReceiver {
+  readonly received: ReceivedWebhook[] = [];
+  answer: (request: ReceivedWebhook, index: number) => ReceiverAnswer = () => 200;
+  private readonly hanging = new Set<ServerResponse>();
+  private readonly server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const entry = {
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        receivedAt: Date.now(),
+      };
+      this.received.push(entry);
+      const answer = this.answer(entry, this.received.length - 1);
+      if (answer === 'hang') {
+        this.hanging.add(response);
+        return;
+      }
+      response.writeHead(answer, { 'content-type': 'text/plain' }).end('ok');
+    });
+  });
+
+  async start(): Promise<this> {
+    await new Promise<void>((done) => this.server.listen(0, '127.0.0.1', done));
+    return this;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hooks`;
+  }
+
+  /** Requests whose webhook-id is `eventId`. */
+  forEvent(eventId: string): ReceivedWebhook[] {
+    return this.received.filter((entry) => entry.headers['webhook-id'] === eventId);
+  }
+
+  async waitFor(count: number, timeoutMs = 10_000): Promise<ReceivedWebhook[]> {
+    await eventually(() => this.received.length >= count, timeoutMs);
+    return this.received;
+  }
+
+  reset(): void {
+    this.received.length = 0;
+    this.answer = () => 200;
+  }
+
+  async close(): Promise<void> {
+    for (const response of this.hanging) response.destroy();
+    this.server.closeAllConnections();
+    await new Promise<void>((done) => this.server.close(() => done()));
+  }
+}
+
+/** Waits until `condition` holds (polled every 25 ms), or fails after `timeoutMs`. */
+export async function eventually(
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((wait) => setTimeout(wait, 25));
+  }
+}

@@ -1,0 +1,414 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { Webhook } from 'standardwebhooks';
+import { loadConfig, type WebhookConfig } from '../src/config/app-config.js';
+import { insertPet } from './support/factories.js';
+import { startAppInstance, createTestApp, type TestApp } from './support/test-app.js';
+import { eventually, WebhookReceiver } from './support/webhook-receiver.js';
+
+/** Fast polling, short retries and timeouts, loopback receivers allowed. */
+function webhookSettings(overrides: Partial<WebhookConfig> = {}): WebhookConfig {
+  return {
+    ...loadConfig({}).webhooks,
+    allowPrivateTargets: true,
+    pollIntervalMs: 100,
+    retryScheduleMs: [200, 300],
+    timeoutMs: 500,
+    claimTtlMs: 1500,
+    ...overrides,
+  };
+}
+
+const ALL_EVENTS = ['order.placed', 'order.shipped', 'order.cancelled', 'category.created'];
+
+/** A subscription as createWebhook stores it; returns its id and the secret shown once. */
+async function subscribe(
+  db: pg.Pool,
+  url: string,
+  events: string[] = ALL_EVENTS,
+): Promise<{ id: number; secret: string }> {
+  const bytes = randomBytes(32);
+  const { rows } = await db.query<{ id: string }>(
+    `INSERT INTO webhook_subscriptions (api_key_id, url, events, secret)
+     VALUES ((SELECT min(id) FROM api_keys), $1, $2, $3) RETURNING id`,
+    [url, events, bytes],
+  );
+  return { id: Number(rows[0].id), secret: `whsec_${bytes.toString('base64')}` };
+}
+
+async function deliveries(
+  db: pg.Pool,
+  subscriptionId: number,
+): Promise<Array<{ eventId: string; type: string; status: string; attempts: number }>> {
+  const { rows } = await db.query<{
+    eventId: string;
+    type: string;
+    status: string;
+    attempts: number;
+  }>(
+    `SELECT event_id AS "eventId", event_type AS type, status, attempts
+     FROM webhook_deliveries WHERE subscription_id = $1 ORDER BY id`,
+    [subscriptionId],
+  );
+  return rows;
+}
+
+function verified(secret: string, entry: { headers: Record<string, unknown>; body: string }) {
+  return new Webhook(secret).verify(entry.body, entry.headers as Record<string, string>);
+}
+
+describe('webhooks (e2e)', () => {
+  let t: TestApp;
+  let receiver: WebhookReceiver;
+  let petId: number;
+
+  beforeAll(async () => {
+    receiver = await new WebhookReceiver().start();
+    t = await createTestApp({ webhooks: webhookSettings() });
+    petId = await insertPet(t.db, { name: 'Rex' });
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+  });
+  beforeEach(async () => {
+    receiver.reset();
+    await t.db.query('DELETE FROM webhook_subscriptions');
+  });
+
+  const api = {
+    place: (quantity = 1) =>
+      t.http.post('/v1/store/orders').set('Authorization', t.auth).send({ petId, quantity }),
+    ship: (id: number) => t.http.post(`/v1/store/orders/${id}/ship`).set('Authorization', t.auth),
+    cancel: (id: number) => t.http.delete(`/v1/store/orders/${id}`).set('Authorization', t.auth),
+    get: (id: number) => t.http.get(`/v1/store/orders/${id}`).set('Authorization', t.auth),
+    createCategory: (name: string, description?: string) =>
+      t.http.post('/v1/categories').set('Authorization', t.auth).send({ name, description }),
+  };
+
+  it('delivers every event type with its exact body and a valid Standard Webhooks signature', async () => {
+    const { secret } = await subscribe(t.db, receiver.url);
+    const started = Date.now();
+    const placed = (await api.place(3).expect(201)).body as { id: number };
+    const placedView = (await api.get(placed.id).expect(200)).body;
+    const shipped = (await api.ship(placed.id).expect(200)).body;
+    const other = (await api.place(1).expect(201)).body as { id: number };
+    await api.cancel(other.id).expect(204);
+    const cancelledView = (await api.get(other.id).expect(200)).body;
+    const category = (await api.createCategory('hamster').expect(201)).body;
+
+    const received = await receiver.waitFor(5);
+    const bodies = received.map((entry) => verified(secret, entry) as Record<string, unknown>);
+    const byType = (type: string, dataId: number) =>
+      bodies.find((b) => b.type === type && (b.data as { id: number }).id === dataId);
+    expect(byType('order.placed', placed.id)?.data).toEqual(placedView);
+    expect(byType('order.shipped', placed.id)?.data).toEqual(shipped);
+    expect(byType('order.placed', other.id)?.data).toEqual({ ...cancelledView, status: 'pending' });
+    expect(byType('order.cancelled', other.id)?.data).toEqual(cancelledView);
+    expect(byType('category.created', category.id)?.data).toEqual({
+      id: category.id,
+      name: 'hamster',
+    });
+    for (const [index, body] of bodies.entries()) {
+      expect(Object.keys(body).sort()).toEqual(['createdAt', 'data', 'id', 'type']);
+      expect(body.id).toMatch(/^evt_[0-9a-f]{32}$/);
+      expect(body.id).toBe(received[index].headers['webhook-id']);
+      expect(body.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+      expect(received[index].headers['content-type']).toBe('application/json');
+      expect(received[index].headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
+    }
+    // Each event id is new; the first attempt starts within 2 s of its change.
+    expect(new Set(bodies.map((body) => body.id)).size).toBe(5);
+    expect(received[0].receivedAt - started).toBeLessThan(2000);
+  });
+
+  it('is verified by the receiver snippet of docs/webhooks.md, run as written', async () => {
+    const { secret } = await subscribe(t.db, receiver.url);
+    const order = (await api.place().expect(201)).body as { id: number };
+    await api.cancel(order.id).expect(204);
+    const received = await receiver.waitFor(2);
+    const snippet = /```js\n([\s\S]*?)```/.exec(await readFile('docs/webhooks.md', 'utf8'))?.[1];
+    expect(snippet).toContain('export function verifyWebhook');
+    const dir = await mkdtemp(join(tmpdir(), 'webhook-receiver-'));
+    try {
+      await writeFile(join(dir, 'verify.mjs'), snippet ?? '');
+      await writeFile(
+        join(dir, 'check.mjs'),
+        `import { verifyWebhook } from './verify.mjs';
+         for (const [secret, headers, body] of JSON.parse(process.argv[2])) {
+           try { console.log('ok ' + verifyWebhook(secret, headers, body).type); }
+           catch (error) { console.log('refused: ' + error.message); }
+         }`,
+      );
+      const wrongSecret = `whsec_${randomBytes(32).toString('base64')}`;
+      const cases = [
+        ...received.map((entry) => [secret, entry.headers, entry.body]),
+        [secret, received[0].headers, received[0].body.replace('"pending"', '"shipped"')],
+        [wrongSecret, received[0].headers, received[0].body],
+        [secret, { ...received[0].headers, 'webhook-timestamp': '1700000000' }, received[0].body],
+      ];
+      const { stdout } = await promisify(execFile)(process.execPath, [
+        join(dir, 'check.mjs'),
+        JSON.stringify(cases),
+      ]);
+      expect(stdout.trim().split('\n')).toEqual([
+        ...received.map((entry) => `ok ${(JSON.parse(entry.body) as { type: string }).type}`),
+        'refused: invalid signature',
+        'refused: invalid signature',
+        'refused: timestamp out of tolerance',
+      ]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('signs with the subscription secret: another secret does not verify', async () => {
+    await subscribe(t.db, receiver.url, ['category.created']);
+    await api.createCategory('ferret').expect(201);
+    const [entry] = await receiver.waitFor(1);
+    const wrong = `whsec_${randomBytes(32).toString('base64')}`;
+    expect(() => verified(wrong, entry)).toThrow();
+  });
+
+  it('sends only the types a subscription names, to every subscription of that type', async () => {
+    const orders = await subscribe(t.db, receiver.url, ['order.cancelled']);
+    const categories = await subscribe(t.db, receiver.url, ['category.created']);
+    const order = (await api.place().expect(201)).body as { id: number };
+    await api.cancel(order.id).expect(204);
+    await api.createCategory('gerbil').expect(201);
+    await receiver.waitFor(2);
+    expect((await deliveries(t.db, orders.id)).map((d) => d.type)).toEqual(['order.cancelled']);
+    expect((await deliveries(t.db, categories.id)).map((d) => d.type)).toEqual([
+      'category.created',
+    ]);
+    // One change, one event id, whichever subscriptions receive it.
+    const both = await subscribe(t.db, receiver.url, ['order.shipped']);
+    const again = await subscribe(t.db, receiver.url, ['order.shipped']);
+    const shippedOrder = (await api.place().expect(201)).body as { id: number };
+    await api.ship(shippedOrder.id).expect(200);
+    await eventually(async () => (await deliveries(t.db, again.id)).length === 1);
+    expect((await deliveries(t.db, both.id))[0].eventId).toBe(
+      (await deliveries(t.db, again.id))[0].eventId,
+    );
+  });
+
+  it('records no event for a repeat that changes nothing or a refused change', async () => {
+    const { id } = await subscribe(t.db, receiver.url);
+    const order = (await api.place().expect(201)).body as { id: number };
+    await api.cancel(order.id).expect(204);
+    await api.cancel(order.id).expect(204);
+    await api.ship(order.id).expect(409);
+    const shipped = (await api.place().expect(201)).body as { id: number };
+    await api.ship(shipped.id).expect(200);
+    await api.ship(shipped.id).expect(200);
+    await api.cancel(shipped.id).expect(409);
+    await api.createCategory('chinchilla').expect(201);
+    await api.createCategory('Chinchilla').expect(409);
+    await t.http
+      .post('/v1/store/orders')
+      .set('Authorization', t.auth)
+      .send({ petId: 999_999, quantity: 1 })
+      .expect(422);
+    expect((await deliveries(t.db, id)).map((d) => d.type)).toEqual([
+      'order.placed',
+      'order.cancelled',
+      'order.placed',
+      'order.shipped',
+      'category.created',
+    ]);
+  });
+
+  it('adds no statement to the operations that emit events', async () => {
+    await subscribe(t.db, receiver.url);
+    await subscribe(t.db, receiver.url);
+    // The statements this process sends to PostgreSQL while one request runs, apart from the
+    // dispatcher's polls and the API key check (the same with or without webhooks).
+    const countQueries = async (run: () => Promise<unknown>): Promise<number> => {
+      const original = pg.Client.prototype.query;
+      let count = 0;
+      const spy = function (this: pg.Client, ...args: unknown[]) {
+        const text = typeof args[0] === 'string' ? args[0] : '';
+        if (!/SKIP LOCKED|UPDATE webhook_attempts|api_keys/.test(text)) count++;
+        return (original as (...a: unknown[]) => unknown).apply(this, args);
+      };
+      pg.Client.prototype.query = spy as typeof original;
+      try {
+        await run();
+      } finally {
+        pg.Client.prototype.query = original;
+      }
+      return count;
+    };
+    const order = (await api.place().expect(201)).body as { id: number };
+    const other = (await api.place().expect(201)).body as { id: number };
+    await t.db.query('DELETE FROM webhook_subscriptions');
+    const withoutSubscribers = {
+      place: await countQueries(() => api.place().expect(201)),
+      cancel: await countQueries(() => api.cancel(order.id).expect(204)),
+    };
+    await subscribe(t.db, receiver.url);
+    const withSubscribers = {
+      place: await countQueries(() => api.place().expect(201)),
+      cancel: await countQueries(() => api.cancel(other.id).expect(204)),
+    };
+    expect(withSubscribers).toEqual(withoutSubscribers);
+    // Each change and its events: one statement, one round trip.
+    expect(withSubscribers).toEqual({ place: 1, cancel: 1 });
+  });
+
+  it('retries a failing receiver with the same webhook-id, then marks the delivery failed', async () => {
+    const { id } = await subscribe(t.db, receiver.url, ['category.created']);
+    receiver.answer = () => 500;
+    await api.createCategory('axolotl').expect(201);
+    await receiver.waitFor(3);
+    await eventually(async () => (await deliveries(t.db, id))[0]?.status === 'failed');
+    const [delivery] = await deliveries(t.db, id);
+    expect(delivery.attempts).toBe(3);
+    expect(receiver.received.map((entry) => entry.headers['webhook-id'])).toEqual([
+      delivery.eventId,
+      delivery.eventId,
+      delivery.eventId,
+    ]);
+    // The retries waited the schedule (200 ms, then 300 ms).
+    const [first, second, third] = receiver.received.map((entry) => entry.receivedAt);
+    expect(second - first).toBeGreaterThanOrEqual(190);
+    expect(third - second).toBeGreaterThanOrEqual(290);
+    const { rows } = await t.db.query(
+      `SELECT attempt, outcome, response_status AS "responseStatus", duration_ms AS "durationMs"
+       FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+       WHERE d.subscription_id = $1 ORDER BY attempt`,
+      [id],
+    );
+    expect(rows).toEqual(
+      [1, 2, 3].map((attempt) => ({
+        attempt,
+        outcome: 'failed',
+        responseStatus: 500,
+        durationMs: expect.any(Number),
+      })),
+    );
+    // Nothing more after the last retry.
+    await new Promise((wait) => setTimeout(wait, 600));
+    expect(receiver.received).toHaveLength(3);
+  });
+
+  it('retries after a timeout and succeeds when the receiver recovers', async () => {
+    const { id } = await subscribe(t.db, receiver.url, ['category.created']);
+    receiver.answer = (_entry, index) => (index === 0 ? 'hang' : 204);
+    await api.createCategory('capybara').expect(201);
+    await receiver.waitFor(2);
+    await eventually(async () => (await deliveries(t.db, id))[0]?.status === 'succeeded');
+    expect((await deliveries(t.db, id))[0].attempts).toBe(2);
+    const { rows } = await t.db.query(
+      `SELECT a.outcome, a.error FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+       WHERE d.subscription_id = $1 ORDER BY attempt`,
+      [id],
+    );
+    expect(rows).toEqual([
+      { outcome: 'failed', error: 'timeout' },
+      { outcome: 'succeeded', error: null },
+    ]);
+    expect(receiver.received[1].headers['webhook-id']).toBe(
+      receiver.received[0].headers['webhook-id'],
+    );
+  });
+
+  it('retries a refused connection and fails after the schedule', async () => {
+    const closed = await new WebhookReceiver().start();
+    const url = closed.url;
+    await closed.close();
+    const { id } = await subscribe(t.db, url, ['category.created']);
+    await api.createCategory('wombat').expect(201);
+    await eventually(async () => (await deliveries(t.db, id))[0]?.status === 'failed');
+    const { rows } = await t.db.query(
+      `SELECT a.error FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+       WHERE d.subscription_id = $1 ORDER BY attempt`,
+      [id],
+    );
+    expect(rows).toEqual([1, 2, 3].map(() => ({ error: 'ECONNREFUSED' })));
+  });
+
+  it('does not follow redirects: a 3xx is a failed attempt', async () => {
+    const { id } = await subscribe(t.db, receiver.url, ['category.created']);
+    receiver.answer = () => 307;
+    await api.createCategory('okapi').expect(201);
+    await eventually(async () => (await deliveries(t.db, id))[0]?.status === 'failed');
+    expect(receiver.received).toHaveLength(3);
+  });
+
+  it('sends nothing new to a deleted subscription', async () => {
+    const { id } = await subscribe(t.db, receiver.url, ['category.created']);
+    await t.db.query('DELETE FROM webhook_subscriptions WHERE id = $1', [id]);
+    await api.createCategory('quokka').expect(201);
+    await new Promise((wait) => setTimeout(wait, 500));
+    expect(receiver.received).toHaveLength(0);
+    expect(await deliveries(t.db, id)).toEqual([]);
+  });
+
+  it('makes each attempt exactly once with two instances on one database', async () => {
+    const second = await startAppInstance(t.databaseUrl, { webhooks: webhookSettings() });
+    try {
+      const { id } = await subscribe(t.db, receiver.url, ['category.created']);
+      // Every third event fails once, so retries are shared out too.
+      receiver.answer = (entry) =>
+        receiver.forEvent(entry.headers['webhook-id'] as string).length === 1 &&
+        entry.body.includes('"twin-0-')
+          ? 503
+          : 200;
+      const names = Array.from({ length: 30 }, (_, i) => `twin-${i % 3}-${i}`);
+      await Promise.all(names.map((name) => api.createCategory(name).expect(201)));
+      await eventually(
+        async () => (await deliveries(t.db, id)).every((d) => d.status === 'succeeded'),
+        15_000,
+      );
+      const rows = await deliveries(t.db, id);
+      expect(rows).toHaveLength(30);
+      const attempts = rows.reduce((sum, d) => sum + d.attempts, 0);
+      expect(receiver.received).toHaveLength(attempts);
+      expect(attempts).toBe(40);
+      for (const row of rows) {
+        expect(receiver.forEvent(row.eventId)).toHaveLength(row.attempts);
+      }
+    } finally {
+      await second.close();
+    }
+  });
+});
+
+describe('webhooks to private addresses (e2e)', () => {
+  let t: TestApp;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    receiver = await new WebhookReceiver().start();
+    t = await createTestApp({
+      webhooks: webhookSettings({ allowPrivateTargets: false, retryScheduleMs: [] }),
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+  });
+
+  it('refuses to send to loopback when WEBHOOK_ALLOW_PRIVATE_TARGETS is off, at delivery time', async () => {
+    const localhost = receiver.url.replace('127.0.0.1', 'localhost');
+    const byAddress = await subscribe(t.db, receiver.url, ['category.created']);
+    const byName = await subscribe(t.db, localhost, ['category.created']);
+    await t.http
+      .post('/v1/categories')
+      .set('Authorization', t.auth)
+      .send({ name: 'x' })
+      .expect(201);
+    for (const { id } of [byAddress, byName]) {
+      await eventually(async () => (await deliveries(t.db, id))[0]?.status === 'failed');
+    }
+    const { rows } = await t.db.query(`SELECT DISTINCT error FROM webhook_attempts`);
+    expect(rows).toEqual([{ error: 'the target is a private, loopback or link-local address' }]);
+    expect(receiver.received).toHaveLength(0);
+  });
+});
