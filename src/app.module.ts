@@ -10,6 +10,7 @@ import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
 import { LifecycleModule } from './lifecycle/lifecycle.module.js';
 import { LoggingModule, createHttpLogger } from './logging/logging.module.js';
+import { MetricsModule } from './metrics/metrics.module.js';
 import { PetsModule } from './pets/pets.module.js';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
@@ -28,6 +29,7 @@ export class AppModule {
         AppConfigModule.forRoot(config),
         LoggingModule.forRoot(createHttpLogger(config)),
         LifecycleModule,
+        MetricsModule,
         DatabaseModule.forRoot(config),
         AuthModule,
         RateLimitModule,

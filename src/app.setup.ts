@@ -19,6 +19,8 @@ import { createValidationPipe } from './common/http/validation.pipe.js';
 import { requestIdMiddleware } from './common/http/request-id.middleware.js';
 import type { AppConfig } from './config/app-config.js';
 import { HTTP_LOGGER } from './logging/logging.module.js';
+import { httpMetricsMiddleware } from './metrics/http-metrics.js';
+import { MetricsService } from './metrics/metrics.service.js';
 
 /** The versions the API serves, each under its own path prefix (`/v1`, `/v2`). */
 export const API_VERSIONS = ['1', '2'] as const;
@@ -87,6 +89,9 @@ export async function configureApp(
   if (config.trustProxy !== undefined) {
     app.set('trust proxy', config.trustProxy);
   }
+  const metrics = app.get(MetricsService);
+  // First, so every answer is measured, the ones refused by later middleware too.
+  if (metrics.enabled) app.use(httpMetricsMiddleware(metrics));
   app.use(requestIdMiddleware);
   app.use(app.get<HttpLogger>(HTTP_LOGGER));
   app.use((request: Request, response: Response, next: NextFunction) =>

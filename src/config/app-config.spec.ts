@@ -57,6 +57,10 @@ describe('loadConfig', () => {
     [{ WEBHOOK_TIMEOUT_MS: '10001' }, 'WEBHOOK_TIMEOUT_MS'],
     [{ WEBHOOK_POLL_INTERVAL_MS: '2000' }, 'WEBHOOK_POLL_INTERVAL_MS'],
     [{ WEBHOOK_TIMEOUT_MS: '5000', WEBHOOK_CLAIM_TTL_MS: '5000' }, 'WEBHOOK_CLAIM_TTL_MS'],
+    [{ METRICS_PORT: 'x' }, 'METRICS_PORT'],
+    [{ METRICS_PORT: '3000' }, 'METRICS_PORT'],
+    [{ PORT: '8080', METRICS_PORT: '8080' }, 'METRICS_PORT'],
+    [{ METRICS_HOST: '127.0.0.1' }, 'METRICS_HOST'],
   ])('refuses %j with a one-line reason naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`^Invalid configuration: ${variable} `));
@@ -88,6 +92,15 @@ describe('loadConfig', () => {
     expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }).webhooks.allowPrivateTargets).toBe(
       true,
     );
+  });
+
+  it('has no metrics listener unless METRICS_PORT is set', () => {
+    expect(loadConfig({}).metrics).toBeUndefined();
+    expect(loadConfig({ METRICS_PORT: '9464' }).metrics).toEqual({ port: 9464, host: undefined });
+    expect(loadConfig({ METRICS_PORT: '9464', METRICS_HOST: '10.0.0.5' }).metrics).toEqual({
+      port: 9464,
+      host: '10.0.0.5',
+    });
   });
 
   it('accepts a well-formed bootstrap key', () => {

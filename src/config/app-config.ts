@@ -38,6 +38,8 @@ export interface AppConfig {
   };
   /** Express `trust proxy`: which hops' X-Forwarded-For is believed. Unset: none. */
   trustProxy: boolean | number | string | undefined;
+  /** The Prometheus listener (`GET /metrics`), never on the public port; unset = off. */
+  metrics: { port: number; host: string | undefined } | undefined;
   /** Origins allowed by CORS; empty = CORS off. */
   corsOrigins: string[];
   http: {
@@ -181,8 +183,20 @@ export function loadConfig(env: Env = process.env): AppConfig {
     // Otherwise a second instance could claim a delivery whose attempt is still running.
     throw new ConfigError('WEBHOOK_CLAIM_TTL_MS', 'must be greater than WEBHOOK_TIMEOUT_MS');
   }
+  const port = read.int('PORT', CONFIG_DEFAULTS.PORT, 0, 65535);
+  // 0 = any free port (tests); unset = no metrics listener.
+  const metricsPort =
+    read.string('METRICS_PORT') === undefined ? undefined : read.int('METRICS_PORT', 0, 0, 65535);
+  if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port) {
+    // The balancer must never expose the metrics: they need a port of their own.
+    throw new ConfigError('METRICS_PORT', 'must differ from PORT');
+  }
+  const metricsHost = read.string('METRICS_HOST');
+  if (metricsHost !== undefined && metricsPort === undefined) {
+    throw new ConfigError('METRICS_HOST', 'needs METRICS_PORT to be set as well');
+  }
   return {
-    port: read.int('PORT', CONFIG_DEFAULTS.PORT, 0, 65535),
+    port,
     databaseUrl,
     databaseDirectUrl,
     dataDir: resolve(read.string('PETSTORE_DATA_DIR') ?? CONFIG_DEFAULTS.PETSTORE_DATA_DIR),
@@ -223,6 +237,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       ),
     },
     trustProxy: read.trustProxy('TRUST_PROXY'),
+    metrics: metricsPort === undefined ? undefined : { port: metricsPort, host: metricsHost },
     corsOrigins: read.origins('CORS_ORIGINS'),
     http: { keepAliveTimeoutMs, headersTimeoutMs },
     shutdown: {

@@ -16,6 +16,7 @@ import {
 import { Public } from '../auth/public.decorator.js';
 import { ServiceUnavailableError } from '../common/errors/domain-error.js';
 import { DrainState } from '../lifecycle/drain-state.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 
 /** Probes for load balancers and orchestrators: outside every version, no API key, not rate limited. */
 @Public()
@@ -29,7 +30,22 @@ export class HealthController {
     private readonly indicators: HealthIndicatorService,
     private readonly database: TypeOrmHealthIndicator,
     private readonly drain: DrainState,
-  ) {}
+    metrics: MetricsService,
+  ) {
+    // "Is this instance healthy?": the readiness probe itself, run at each scrape.
+    const ready = (): Promise<number> =>
+      this.ready().then(
+        () => 1,
+        () => 0,
+      );
+    metrics.gauge({
+      name: 'petstore_ready',
+      help: '1 when GET /health/ready would answer 200 (not draining, database answering within 1 s), else 0',
+      async collect() {
+        this.set(await ready());
+      },
+    });
+  }
 
   /** The process is up and serving HTTP. */
   @Get('live')

@@ -1,0 +1,218 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type pg from 'pg';
+import { DrainState } from '../src/lifecycle/drain-state.js';
+import { MetricsService } from '../src/metrics/metrics.service.js';
+import { insertPet } from './support/factories.js';
+import { expectErrorResponse } from './support/http-assertions.js';
+import { createTestApp, type TestApp } from './support/test-app.js';
+
+/** The value of one sample in Prometheus text, 0 when the series does not exist yet. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number {
+  const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`);
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#')) continue;
+    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!match || match[1] !== name) continue;
+    const present = (match[2] ?? '').split(/,(?=[a-zA-Z_]+=")/);
+    if (wanted.every((label) => present.includes(label))) return Number(match[3]);
+  }
+  return 0;
+}
+
+async function insertOrders(db: pg.Pool, petId: number, count: number): Promise<void> {
+  await db.query(
+    `INSERT INTO orders (pet_id, quantity, status) SELECT $1, 1, 'pending' FROM generate_series(1, $2)`,
+    [petId, count],
+  );
+}
+
+async function until(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((wait) => setTimeout(wait, 25));
+  }
+}
+
+describe('Prometheus metrics on METRICS_PORT (e2e)', () => {
+  let t: TestApp;
+  let metricsUrl: string;
+  let baseUrl: string;
+
+  const scrape = async (): Promise<string> => {
+    const res = await fetch(metricsUrl);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    return res.text();
+  };
+  const requests = (text: string, route: string, status: string, method = 'GET'): number =>
+    sample(text, 'http_server_request_duration_seconds_count', {
+      http_request_method: method,
+      http_route: route,
+      http_response_status_code: status,
+    });
+
+  beforeAll(async () => {
+    t = await createTestApp({
+      metrics: { port: 0, host: '127.0.0.1' },
+      // Low enough to reach: one caller's budget per minute (the unit under test is the count).
+      rateLimit: {
+        redisKeyPrefix: 'petstore:test:',
+        perKeyPerMinute: 3,
+        unauthenticatedPerMinute: 0,
+      },
+    });
+    const server = t.app.getHttpServer();
+    if (!server.listening) await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    metricsUrl = `http://127.0.0.1:${t.app.get(MetricsService).address()!.port}/metrics`;
+  });
+  afterAll(() => t.close());
+
+  it('serves /metrics on its own port, and the public port does not', async () => {
+    expect(t.app.get(MetricsService).address()!.port).not.toBe(
+      (t.app.getHttpServer().address() as AddressInfo).port,
+    );
+    expectErrorResponse(await t.http.get('/metrics'), 404, 'NOT_FOUND');
+    const other = await fetch(metricsUrl.replace('/metrics', '/other'));
+    expect(other.status).toBe(404);
+  });
+
+  it('counts each request by method, route pattern and status, and times it', async () => {
+    const before = await scrape();
+    const res = await fetch(`${baseUrl}/v1/categories`, { headers: { Authorization: t.auth } });
+    expect(res.status).toBe(200);
+    await res.text();
+    await (
+      await fetch(`${baseUrl}/v1/store/orders/999999`, { headers: { Authorization: t.auth } })
+    ).text();
+    await (await fetch(`${baseUrl}/nowhere`, { method: 'DELETE' })).text();
+    // An answer is counted when its response closes, a moment after the client has it all.
+    const counted = (text: string): number[] => [
+      requests(text, '/v1/categories', '200') - requests(before, '/v1/categories', '200'),
+      // The pattern, never the id.
+      requests(text, '/v1/store/orders/:orderId', '404') -
+        requests(before, '/v1/store/orders/:orderId', '404'),
+      // No route matched: the route label is empty (OpenTelemetry leaves http.route out).
+      requests(text, '', '404', 'DELETE') - requests(before, '', '404', 'DELETE'),
+    ];
+    let after = '';
+    await until(async () => counted((after = await scrape())).every((n) => n >= 1), 2000);
+    expect(counted(after)).toEqual([1, 1, 1]);
+    expect(after).not.toMatch(/http_route="[^"]*999999/);
+    const sum = (text: string): number =>
+      sample(text, 'http_server_request_duration_seconds_sum', {
+        http_route: '/v1/categories',
+        http_response_status_code: '200',
+      });
+    expect(sum(after)).toBeGreaterThan(sum(before));
+    expect(
+      sample(after, 'http_server_request_duration_seconds_bucket', {
+        http_route: '/v1/categories',
+        http_response_status_code: '200',
+        le: '+Inf',
+      }),
+    ).toBe(requests(after, '/v1/categories', '200'));
+  });
+
+  it('counts rate-limit rejections', async () => {
+    const { key } = await import('../src/auth/api-keys.service.js').then(({ ApiKeysService }) =>
+      t.app.get(ApiKeysService).issue('limited'),
+    );
+    const before = sample(await scrape(), 'petstore_rate_limit_rejections_total');
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await fetch(`${baseUrl}/v1/categories`, {
+        headers: { Authorization: `Bearer ${key}` },
+      });
+      statuses.push(res.status);
+      await res.text();
+    }
+    expect(statuses).toEqual([200, 200, 200, 429, 429]);
+    const rejected = (text: string): number =>
+      sample(text, 'petstore_rate_limit_rejections_total') - before;
+    let after = '';
+    await until(async () => rejected((after = await scrape())) >= 2, 2000);
+    expect(rejected(after)).toBe(2);
+    expect(requests(after, '/v1/categories', '429')).toBeGreaterThanOrEqual(2);
+  });
+
+  it('shows requests in flight, and an abandoned stream as status 499', async () => {
+    const petId = await insertPet(t.db, { name: 'Metered' });
+    await insertOrders(t.db, petId, 30_000);
+    const { key } = await import('../src/auth/api-keys.service.js').then(({ ApiKeysService }) =>
+      t.app.get(ApiKeysService).issue('streamer'),
+    );
+    const before = await scrape();
+    const abandoned = (text: string): number => requests(text, '/v1/store/orders', '499');
+    const request = http.get(`${baseUrl}/v1/store/orders`, {
+      headers: { Authorization: `Bearer ${key}` },
+    });
+    request.on('error', () => undefined);
+    // The first bytes arrived, and the client stops reading: the answer is in flight.
+    const response = await new Promise<http.IncomingMessage>((done) =>
+      request.on('response', done),
+    );
+    response.pause();
+    const during = await scrape();
+    expect(
+      sample(during, 'http_server_active_requests', { http_request_method: 'GET' }),
+    ).toBeGreaterThanOrEqual(1);
+    request.destroy();
+    await until(async () => abandoned(await scrape()) - abandoned(before) === 1, 5000);
+    let after = '';
+    const active = (text: string): number =>
+      sample(text, 'http_server_active_requests', { http_request_method: 'GET' });
+    await until(async () => active((after = await scrape())) === 0, 2000);
+    expect(requests(after, '/v1/store/orders', '200')).toBe(
+      requests(before, '/v1/store/orders', '200'),
+    );
+  });
+
+  it('reports the connection pool: used and idle connections, its maximum, waiting requests', async () => {
+    await fetch(`${baseUrl}/v1/categories`, { headers: { Authorization: t.auth } });
+    const text = await scrape();
+    expect(sample(text, 'db_client_connection_max')).toBe(t.config.db.poolSize);
+    expect(sample(text, 'db_client_connection_count', { state: 'idle' })).toBeGreaterThanOrEqual(1);
+    // The scrape itself runs the readiness check, which may hold one connection meanwhile.
+    expect(sample(text, 'db_client_connection_count', { state: 'used' })).toBeLessThanOrEqual(1);
+    expect(sample(text, 'db_client_connection_pending_requests')).toBe(0);
+    expect(text).toMatch(/^# TYPE db_client_connection_pending_requests gauge$/m);
+  });
+
+  it('has process metrics: resident memory, heap, event-loop lag, handles', async () => {
+    const text = await scrape();
+    expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(10_000_000);
+    for (const name of [
+      'process_cpu_seconds_total',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_eventloop_lag_p99_seconds',
+      'nodejs_active_handles_total',
+    ]) {
+      expect(text).toMatch(new RegExp(`^${name} `, 'm'));
+    }
+  });
+
+  it('answers "is this instance healthy?" with petstore_ready: 1, then 0 once draining', async () => {
+    expect(sample(await scrape(), 'petstore_ready')).toBe(1);
+    t.app.get(DrainState).begin();
+    expect(sample(await scrape(), 'petstore_ready')).toBe(0);
+    expect((await t.http.get('/health/ready')).status).toBe(503);
+  });
+});
+
+describe('metrics without METRICS_PORT (e2e)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('opens no listener and has no /metrics on the public port', async () => {
+    const metrics = t.app.get(MetricsService);
+    expect(metrics.enabled).toBe(false);
+    expect(metrics.address()).toBeUndefined();
+    expectErrorResponse(await t.http.get('/metrics'), 404, 'NOT_FOUND');
+  });
+});
