@@ -37,6 +37,14 @@ export class WebhookReceiver {
     });
   });
 
+  /** Answers every request left hanging so far with `status`. */
+  answerHanging(status: number): void {
+    for (const response of this.hanging) {
+      response.writeHead(status, { 'content-type': 'text/plain' }).end('ok');
+    }
+    this.hanging.clear();
+  }
+
   async start(): Promise<this> {
     await new Promise<void>((done) => this.server.listen(0, '127.0.0.1', done));
     return this;
