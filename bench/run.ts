@@ -172,8 +172,13 @@ function serviceListStrategy(app: string): ListStrategy {
     // not found: the original strategy
   }
   const override = process.env.BENCH_BASELINE_ORDERS_JSON?.toLowerCase();
+  // The service renders listOrders in Node since BatchedQueryStream (json_build_object is still
+  // in the file, for webhook events).
   const ordersJsonInPostgres =
-    override === 'postgres' || (override !== 'node' && source.includes('json_build_object'));
+    override === 'postgres' ||
+    (override !== 'node' &&
+      source.includes('json_build_object') &&
+      !source.includes('BatchedQueryStream'));
   const streamTimeout = /set_config\(\s*'statement_timeout'/.test(source);
   const why = override ? 'BENCH_BASELINE_ORDERS_JSON' : 'as dist/store/order.repository.js';
   return {

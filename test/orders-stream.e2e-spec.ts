@@ -2,18 +2,45 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
+import { loadConfig } from '../src/config/app-config.js';
 import { insertPet } from './support/factories.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
-/** Inserts `count` orders in one statement, in a mix of states. */
+/**
+ * listOrders as PostgreSQL rendered it before the service did (json_build_object, to_char): the
+ * service's bytes must stay exactly these.
+ */
+const ORDERS_AS_POSTGRES_JSON = `
+  SELECT coalesce('[' || string_agg(json_strip_nulls(json_build_object(
+    'id', id, 'petId', pet_id, 'quantity', quantity,
+    'shipDate', to_char(ship_date AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'complete', status = 'shipped', 'status', status))::text, ',' ORDER BY id) || ']', '[]') AS body
+  FROM orders`;
+
+/** Cursors of listOrders still open on the server. */
+const OPEN_LIST_CURSORS = `SELECT count(*) FROM pg_stat_activity
+  WHERE query LIKE '%batched_query_stream%' AND state <> 'idle' AND pid <> pg_backend_pid()`;
+
+/**
+ * Inserts `count` orders in one statement, in a mix of states: in a transaction of its own,
+ * without the role's statement timeout (the app set it; this is test set-up, not a request).
+ */
 async function insertOrders(db: pg.Pool, petId: number, count: number): Promise<void> {
-  await db.query(
-    `INSERT INTO orders (pet_id, quantity, status, ship_date)
-     SELECT $1, 1 + g % 10, s.status, CASE WHEN s.status = 'shipped' THEN now() END
-     FROM generate_series(1, $2) g
-     CROSS JOIN LATERAL (SELECT (ARRAY['pending', 'shipped', 'cancelled'])[1 + g % 3] AS status) s`,
-    [petId, count],
-  );
+  const client = await db.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SET LOCAL statement_timeout = 0');
+    await client.query(
+      `INSERT INTO orders (pet_id, quantity, status, ship_date)
+       SELECT $1, 1 + g % 10, s.status, CASE WHEN s.status = 'shipped' THEN now() END
+       FROM generate_series(1, $2) g
+       CROSS JOIN LATERAL (SELECT (ARRAY['pending', 'shipped', 'cancelled'])[1 + g % 3] AS status) s`,
+      [petId, count],
+    );
+    await client.query('COMMIT');
+  } finally {
+    client.release();
+  }
 }
 
 /** The app's connection pool, as the driver holds it. */
@@ -68,6 +95,62 @@ describe('GET /v1/store/orders streaming (e2e)', () => {
     expect(orders.find((order) => order.status === 'pending')).not.toHaveProperty('shipDate');
   });
 
+  it('sends the bytes PostgreSQL rendered before, through the cursor (60 000 orders)', async () => {
+    // Ship dates with and without fractions, microseconds, and at both ends of the range.
+    await t.db.query(`UPDATE orders SET ship_date = CASE id % 4
+        WHEN 0 THEN timestamptz '2026-03-01 10:00:00.123456+00'
+        WHEN 1 THEN timestamptz '0001-01-01 00:00:00+00'
+        WHEN 2 THEN timestamptz '9999-12-31 23:59:59.999999+00' ELSE ship_date END
+      WHERE id % 97 = 0 AND status <> 'shipped'`);
+    const [expected, res] = await Promise.all([
+      t.db.query<{ body: string }>(ORDERS_AS_POSTGRES_JSON),
+      fetch(`${baseUrl}/v1/store/orders`, { headers: { Authorization: t.auth } }),
+    ]);
+    expect(res.status).toBe(200);
+    const body = await res.text();
+    expect(body.length).toBe(expected.rows[0].body.length);
+    expect(body === expected.rows[0].body).toBe(true);
+  });
+
+  it('costs one statement, one round trip, for a list that fits in one batch', async () => {
+    const small = await createTestApp();
+    try {
+      const pet = await insertPet(small.db, { name: 'Small' });
+      await insertOrders(small.db, pet, 4999);
+      await small.db.query(
+        `UPDATE orders SET ship_date = '2026-11-25 10:33:54.571234+05:30' WHERE id % 2 = 0`,
+      );
+      const statements: string[] = [];
+      const wrapped = new WeakSet<pg.PoolClient>();
+      const onAcquire = (client: pg.PoolClient): void => {
+        if (wrapped.has(client)) return;
+        wrapped.add(client);
+        const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+        (client as unknown as { query: typeof query }).query = (...args: unknown[]) => {
+          const config = args[0] as string | { text: string };
+          statements.push(typeof config === 'string' ? config : config.text);
+          return query(...args);
+        };
+      };
+      pool(small).on('acquire', onAcquire);
+      const res = await small.http.get('/v1/store/orders').set('Authorization', small.auth);
+      pool(small).removeListener('acquire', onAcquire);
+      expect(res.status).toBe(200);
+      expect(res.body).toHaveLength(4999);
+      const listStatements = statements.filter((text) => /FROM orders/.test(text));
+      expect(listStatements).toHaveLength(1);
+      expect(listStatements[0]).not.toMatch(/DECLARE|FETCH/);
+      const expected = await small.db.query<{ body: string }>(ORDERS_AS_POSTGRES_JSON);
+      expect(res.text === expected.rows[0].body).toBe(true);
+      // An empty list is an empty array.
+      await small.db.query('TRUNCATE orders');
+      const empty = await small.http.get('/v1/store/orders').set('Authorization', small.auth);
+      expect(empty.text).toBe('[]');
+    } finally {
+      await small.close();
+    }
+  });
+
   it('returns the connection to the pool at once when the client hangs up halfway', async () => {
     const before = pool(t).totalCount;
     await new Promise<void>((done, fail) => {
@@ -94,9 +177,7 @@ describe('GET /v1/store/orders streaming (e2e)', () => {
     expect(pool(t).totalCount).toBeGreaterThanOrEqual(Math.min(before, 1));
     // No cursor is left running on the server either.
     await until(async () => {
-      const { rows } = await t.db.query<{ count: string }>(
-        `SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%json_strip_nulls%' AND state <> 'idle' AND pid <> pg_backend_pid()`,
-      );
+      const { rows } = await t.db.query<{ count: string }>(OPEN_LIST_CURSORS);
       return rows[0].count === '0';
     }, 2000);
     // And the pool serves the next request normally.
@@ -116,7 +197,7 @@ describe('GET /v1/store/orders streaming (e2e)', () => {
             res.pause();
             void t.db
               .query(
-                `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%json_strip_nulls%' AND pid <> pg_backend_pid()`,
+                `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%batched_query_stream%' AND pid <> pg_backend_pid()`,
               )
               .then(() => setTimeout(() => res.resume(), 100));
           }
@@ -130,5 +211,73 @@ describe('GET /v1/store/orders streaming (e2e)', () => {
     await fetch(`${baseUrl}/v1/store/orders/1`, { headers: { Authorization: t.auth } }).then(
       (res) => expect(res.status).toBe(200),
     );
+  });
+});
+
+describe('GET /v1/store/orders: limits (e2e)', () => {
+  let t: TestApp;
+  let baseUrl: string;
+  const db = { ...loadConfig({}).db, maxStreams: 1, streamTimeoutMs: 3000 };
+
+  beforeAll(async () => {
+    t = await createTestApp({ db });
+    // More than the sockets' buffers hold, so a client that stops reading stalls the stream.
+    await insertOrders(t.db, await insertPet(t.db, { name: 'Limits' }), 200_000);
+    const server = t.app.getHttpServer();
+    if (!server.listening) await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }, 60_000);
+  afterAll(() => t.close());
+
+  /** A list request whose client reads nothing after the headers (a stalled client). */
+  function stalledList(): Promise<{ request: http.ClientRequest; response: http.IncomingMessage }> {
+    return new Promise((done) => {
+      const request = http.get(
+        `${baseUrl}/v1/store/orders`,
+        { headers: { Authorization: t.auth } },
+        (response) => {
+          response.pause();
+          done({ request, response });
+        },
+      );
+      request.on('error', () => undefined);
+    });
+  }
+
+  it('answers 503 with Retry-After past DB_MAX_STREAMS lists at once, then serves again', async () => {
+    const first = await stalledList();
+    const res = await t.http.get('/v1/store/orders').set('Authorization', t.auth);
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('1');
+    expect(res.body).toEqual({
+      code: 'SERVICE_UNAVAILABLE',
+      message: 'Too many order lists are being sent right now; retry shortly.',
+      status: 503,
+    });
+    // Other operations keep their connections.
+    await t.http.get('/v1/categories').set('Authorization', t.auth).expect(200);
+    first.request.destroy();
+    await until(() => pool(t).idleCount === pool(t).totalCount, 2000);
+    const again = await stalledList();
+    expect(again.response.statusCode).toBe(200);
+    again.request.destroy();
+  });
+
+  it('cuts a list that takes longer than DB_STREAM_TIMEOUT_MS and frees its connection', async () => {
+    const started = Date.now();
+    const stalled = await stalledList();
+    expect(stalled.response.statusCode).toBe(200);
+    await until(() => pool(t).totalCount > 0 && pool(t).idleCount === pool(t).totalCount, 10_000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(db.streamTimeoutMs - 100);
+    // Reading again, the client finds the body cut short, not complete.
+    const complete = new Promise<boolean>((done) =>
+      stalled.response.on('close', () => done(stalled.response.complete)),
+    );
+    stalled.response.resume();
+    expect(await complete).toBe(false);
+    await until(async () => {
+      const { rows } = await t.db.query<{ count: string }>(OPEN_LIST_CURSORS);
+      return rows[0].count === '0';
+    }, 2000);
   });
 });

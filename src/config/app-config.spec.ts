@@ -15,6 +15,7 @@ describe('loadConfig', () => {
         connectTimeoutMs: 2000,
         statementTimeoutMs: 5000,
         streamTimeoutMs: 300_000,
+        maxStreams: 5,
         migrateOnStart: true,
       },
       apiKeyCacheTtlMs: 20_000,
@@ -45,6 +46,8 @@ describe('loadConfig', () => {
       'PETS_SUNSET_AT',
     ],
     [{ DB_POOL_SIZE: '0' }, 'DB_POOL_SIZE'],
+    [{ DB_MAX_STREAMS: '0' }, 'DB_MAX_STREAMS'],
+    [{ DB_POOL_SIZE: '4', DB_MAX_STREAMS: '5' }, 'DB_MAX_STREAMS'],
     [{ DATABASE_DIRECT_URL: 'postgres://u@db:5432/petstore' }, 'DATABASE_DIRECT_URL'],
     [
       { DATABASE_URL: 'postgres://u@pgbouncer:6432/petstore', DATABASE_DIRECT_URL: 'http://db' },
@@ -101,6 +104,12 @@ describe('loadConfig', () => {
       port: 9464,
       host: '10.0.0.5',
     });
+  });
+
+  it('lets half the pool stream order lists by default, at least one', () => {
+    expect(loadConfig({ DB_POOL_SIZE: '1' }).db.maxStreams).toBe(1);
+    expect(loadConfig({ DB_POOL_SIZE: '7' }).db.maxStreams).toBe(3);
+    expect(loadConfig({ DB_POOL_SIZE: '7', DB_MAX_STREAMS: '7' }).db.maxStreams).toBe(7);
   });
 
   it('accepts a well-formed bootstrap key', () => {

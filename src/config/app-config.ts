@@ -57,8 +57,10 @@ export interface AppConfig {
     poolSize: number;
     connectTimeoutMs: number;
     statementTimeoutMs: number;
-    /** Longest a streamed listOrders may take, slow clients included (its cursor is one statement). */
+    /** Longest a streamed listOrders may take, slow clients included. */
     streamTimeoutMs: number;
+    /** listOrders streaming at once per instance; past it, 503 (the pool stays for the rest). */
+    maxStreams: number;
     /** Run pending migrations at start-up (under an advisory lock). */
     migrateOnStart: boolean;
   };
@@ -195,6 +197,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
   if (metricsHost !== undefined && metricsPort === undefined) {
     throw new ConfigError('METRICS_HOST', 'needs METRICS_PORT to be set as well');
   }
+  const poolSize = read.int('DB_POOL_SIZE', CONFIG_DEFAULTS.DB_POOL_SIZE, 1, 1000);
+  const maxStreams = read.int('DB_MAX_STREAMS', Math.max(1, Math.floor(poolSize / 2)), 1, 1000);
+  if (maxStreams > poolSize) {
+    throw new ConfigError('DB_MAX_STREAMS', 'must not be greater than DB_POOL_SIZE');
+  }
   return {
     port,
     databaseUrl,
@@ -255,7 +262,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       ),
     },
     db: {
-      poolSize: read.int('DB_POOL_SIZE', CONFIG_DEFAULTS.DB_POOL_SIZE, 1, 1000),
+      poolSize,
       connectTimeoutMs: read.int(
         'DB_CONNECT_TIMEOUT_MS',
         CONFIG_DEFAULTS.DB_CONNECT_TIMEOUT_MS,
@@ -274,6 +281,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
         1000,
         86_400_000,
       ),
+      maxStreams,
       migrateOnStart: read.bool('MIGRATE_ON_START', true),
     },
     webhooks: {

@@ -2,13 +2,21 @@ import { Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import type pg from 'pg';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository, type QueryRunner } from 'typeorm';
-import type { JsonRow } from '../common/http/json-array.stream.js';
+import { Repository } from 'typeorm';
+import { ServiceUnavailableError } from '../common/errors/domain-error.js';
 import type { AppConfig } from '../config/app-config.js';
-import { CursorStream } from '../database/cursor-stream.js';
+import { BatchedQueryStream } from '../database/batched-query-stream.js';
 import { InjectConfig } from '../config/app-config.provider.js';
 import { outboxCtes, SQL_ISO_UTC } from '../webhooks/outbox.js';
 import { OrderEntity, OrderStatus, type Order } from './order.entity.js';
+import { ORDER_TEXT_COLUMNS, renderOrderJson } from './order-json.js';
+
+/**
+ * Lists up to this long cost one statement; longer ones a cursor, fetched this many rows at a
+ * time (about 450 KB of JSON: few round trips, little memory). See docs/performance.md.
+ */
+const LIST_SINGLE_QUERY_ROWS = 5000;
+const LIST_BATCH_ROWS = 5000;
 
 interface OrderRow {
   id: string;
@@ -23,7 +31,8 @@ const ORDER_COLUMNS = `id, pet_id AS "petId", quantity, ship_date AS "shipDate",
 /**
  * An order as the API shows it (OrderDto), rendered by PostgreSQL from a row with the orders
  * table's columns: shipDate in UTC with milliseconds and left out when unknown
- * (json_strip_nulls: no other field can be null). listOrders and the events use it.
+ * (json_strip_nulls: no other field can be null). The events use it; listOrders renders the
+ * same JSON in Node (order-json.ts).
  */
 function orderAsJson(table = 'orders'): string {
   return `json_strip_nulls(json_build_object(
@@ -31,8 +40,6 @@ function orderAsJson(table = 'orders'): string {
     'shipDate', to_char(${table}.ship_date AT TIME ZONE 'UTC', ${SQL_ISO_UTC}),
     'complete', ${table}.status = 'shipped', 'status', ${table}.status))`;
 }
-
-const ORDERS_AS_JSON = `SELECT ${orderAsJson()}::text FROM orders ORDER BY id`;
 
 function toOrder(row: OrderRow): Order {
   // Ids stop at 2^53 - 1 (see the initial migration), so Number() is exact.
@@ -53,6 +60,7 @@ function toOrder(row: OrderRow): Order {
 @Injectable()
 export class OrderRepository {
   private readonly db: AppConfig['db'];
+  private openStreams = 0;
 
   constructor(
     @InjectRepository(OrderEntity) private readonly orders: Repository<OrderEntity>,
@@ -62,48 +70,30 @@ export class OrderRepository {
   }
 
   /**
-   * Every order by id as rows of one column, `[json]`, the JSON text rendered by PostgreSQL (no
-   * row objects in Node), read through a server-side cursor on a connection of its own. The connection goes
-   * back to the pool as soon as the stream ends, fails or is destroyed (a client that hangs
-   * up): TypeORM's own stream() releases only on end or error.
+   * Every order by id, as the bytes of one JSON array (OrderDto's JSON), rendered in Node from
+   * plain columns: see BatchedQueryStream for the one-statement and the cursor paths. At most
+   * DB_MAX_STREAMS lists stream at once per instance, so lists cannot take the whole pool: past
+   * that, 503 with Retry-After.
    */
-  async streamAllAsJson(): Promise<Readable> {
-    const runner = this.orders.manager.connection.createQueryRunner();
-    const client = (await runner.connect()) as pg.PoolClient;
-    try {
-      // The cursor is one statement for its whole life, slow readers included.
-      await client.query(`SELECT set_config('statement_timeout', $1, false)`, [
-        String(this.db.streamTimeoutMs),
-      ]);
-    } catch (error) {
-      await runner.release();
-      throw error;
+  streamAllAsJson(): Readable {
+    if (this.openStreams >= this.db.maxStreams) {
+      throw new ServiceUnavailableError(
+        'Too many order lists are being sent right now; retry shortly.',
+        1,
+      );
     }
-    const rows = new CursorStream<JsonRow>(client, ORDERS_AS_JSON, []);
-    rows.once('close', () => void this.release(runner, client, rows.failed));
-    return rows;
-  }
-
-  /**
-   * Gives the stream's connection back: with its statement timeout restored when healthy,
-   * dropped from the pool when broken (or when restoring does not answer within a second).
-   */
-  private async release(
-    runner: QueryRunner,
-    client: pg.PoolClient,
-    broken: boolean,
-  ): Promise<void> {
-    const queryable = (client as unknown as { _queryable?: boolean })._queryable !== false;
-    if (!broken && queryable) {
-      const reset = client.query('RESET statement_timeout').then(() => true);
-      const timeout = new Promise<false>((done) => setTimeout(() => done(false), 1000).unref());
-      broken = !(await Promise.race([reset, timeout]).catch(() => false));
-    } else {
-      broken = true;
-    }
-    // pg-pool drops a client that is ending instead of handing it out again.
-    if (broken) void client.end().catch(() => undefined);
-    await runner.release();
+    const pool = (this.orders.manager.connection.driver as unknown as { master: pg.Pool }).master;
+    const stream = new BatchedQueryStream(pool, {
+      select: `SELECT ${ORDER_TEXT_COLUMNS} FROM orders ORDER BY id`,
+      singleQueryRows: LIST_SINGLE_QUERY_ROWS,
+      batchRows: LIST_BATCH_ROWS,
+      statementTimeoutMs: this.db.statementTimeoutMs,
+      streamTimeoutMs: this.db.streamTimeoutMs,
+      renderRow: renderOrderJson,
+    });
+    this.openStreams++;
+    stream.once('close', () => this.openStreams--);
+    return stream;
   }
 
   async findById(id: string): Promise<Order | null> {

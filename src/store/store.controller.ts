@@ -24,7 +24,7 @@ import { ErrorCode } from '../common/errors/error-code.js';
 import { ApiInt64IdParam, Experimental } from '../common/http/api-decorators.js';
 import { Int64IdPipe } from '../common/http/int64-id.pipe.js';
 import { JsonBodyInterceptor } from '../common/http/json-body.interceptor.js';
-import { sendJsonArray } from '../common/http/send-json-array.js';
+import { sendStreamedJson } from '../common/http/send-streamed-json.js';
 import { OrderDto } from './dto/order.dto.js';
 import { PlaceOrderDto } from './dto/place-order.dto.js';
 import { StoreService } from './store.service.js';
@@ -45,7 +45,7 @@ export class StoreController {
   @ApiOkResponse({ type: [OrderDto], description: 'Every order, by id ascending' })
   @ApiErrorResponses()
   async list(@Res() response: Response): Promise<void> {
-    await sendJsonArray(response, await this.store.streamAllAsJson());
+    await sendStreamedJson(response, this.store.streamAllAsJson());
   }
 
   @Post()

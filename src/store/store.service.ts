@@ -15,8 +15,8 @@ export interface NewOrder {
 export class StoreService {
   constructor(private readonly orders: OrderRepository) {}
 
-  /** Every order as `[json]` rows (see OrderRepository.streamAllAsJson). */
-  streamAllAsJson(): Promise<Readable> {
+  /** Every order as the bytes of one JSON array (see OrderRepository.streamAllAsJson). */
+  streamAllAsJson(): Readable {
     return this.orders.streamAllAsJson();
   }
 

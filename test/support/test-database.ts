@@ -62,6 +62,7 @@ function ensureMigratedTemplate(): Promise<void> {
           connectTimeoutMs: CONFIG_DEFAULTS.DB_CONNECT_TIMEOUT_MS,
           statementTimeoutMs: CONFIG_DEFAULTS.DB_STATEMENT_TIMEOUT_MS,
           streamTimeoutMs: CONFIG_DEFAULTS.DB_STREAM_TIMEOUT_MS,
+          maxStreams: 1,
           migrateOnStart: true,
         }),
       );

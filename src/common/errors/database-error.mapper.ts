@@ -37,6 +37,8 @@ const UNAVAILABLE_STATES = new Set([
   '08001',
   '08003',
   '08006',
+  // PgBouncer: no server connection in time (query_wait_timeout), too many clients, pool errors.
+  '08P01',
 ]);
 const UNAVAILABLE_NODE_CODES = new Set([
   'ECONNREFUSED',

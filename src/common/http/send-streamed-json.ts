@@ -1,0 +1,28 @@
+import type { Response } from 'express';
+import { once } from 'node:events';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+
+/**
+ * Streams a JSON body that is produced in pieces (bytes), 200, with backpressure. The status is
+ * only committed once the first piece (or the end) arrived, so a query that fails at once still
+ * gets a proper error answer. After that, a failure can only cut the connection: the client sees
+ * a truncated body, never a silent success. Whatever happens, the source is destroyed at the end,
+ * which gives its database connection back: a client that hung up before the first piece, or
+ * whose response closed while the pipeline was set up, would otherwise leave it open (Node 24's
+ * pipeline() does not destroy the source when the destination is already closed).
+ */
+export async function sendStreamedJson(response: Response, body: Readable): Promise<void> {
+  try {
+    await Promise.race([once(body, 'readable'), once(body, 'end')]);
+    if (response.destroyed || response.writableEnded) return;
+    response.status(200).type('application/json');
+    await pipeline(body, response).catch((error: unknown) => {
+      // Headers are gone: cut the connection so the truncation shows (the filter does the same
+      // for errors thrown after headers were sent). A client that left needs nothing more.
+      if (!response.destroyed) response.destroy(error as Error);
+    });
+  } finally {
+    body.destroy();
+  }
+}
