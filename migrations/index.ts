@@ -1,10 +1,12 @@
 import { InitialSchema1795269600000 } from './1795269600000-InitialSchema.js';
 import { ShipDateRange1795276800000 } from './1795276800000-ShipDateRange.js';
+import { PagedLists1795400000000 } from './1795400000000-PagedLists.js';
 import { Webhooks1795600000000 } from './1795600000000-Webhooks.js';
 
 /** Every migration, oldest first. Add each new migration here. */
 export const migrations = [
   InitialSchema1795269600000,
   ShipDateRange1795276800000,
+  PagedLists1795400000000,
   Webhooks1795600000000,
 ];

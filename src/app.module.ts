@@ -4,6 +4,7 @@ import { ApiKeyGuard } from './auth/api-key.guard.js';
 import { AuthModule } from './auth/auth.module.js';
 import { CategoriesModule } from './categories/categories.module.js';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter.js';
+import { PaginationModule } from './common/pagination/pagination.module.js';
 import type { AppConfig } from './config/app-config.js';
 import { AppConfigModule } from './config/app-config.module.js';
 import { DatabaseModule } from './database/database.module.js';
@@ -33,6 +34,7 @@ export class AppModule {
         DatabaseModule.forRoot(config),
         AuthModule,
         RateLimitModule,
+        PaginationModule,
         StoreModule,
         CategoriesModule,
         PetsModule,

@@ -3,7 +3,11 @@ import type { Response, Test } from 'supertest';
 import { ApiKeysService } from '../src/auth/api-keys.service.js';
 import { insertCategory, insertOrder, insertPet, orderStatus } from './support/factories.js';
 import { eventually, expectErrorResponse, expectNoWrites } from './support/http-assertions.js';
-import { contractOperations, type ContractOperation } from './support/contract-operations.js';
+import {
+  contractOperations,
+  specOf,
+  type ContractOperation,
+} from './support/contract-operations.js';
 import { createTestApp, startAppInstance, type TestApp } from './support/test-app.js';
 
 const CHALLENGE = 'Bearer realm="petstore"';
@@ -68,27 +72,24 @@ describe('authentication (e2e)', () => {
   });
 
   describe('a valid key', () => {
-    it.each(operations)(
-      '$operationId works with the scheme word in any case',
-      async (operation) => {
-        for (const scheme of ['Bearer', 'bearer', 'BEARER', 'bEaReR']) {
-          const res = await (await prepare(operation))(`${scheme} ${t.apiKey}`);
-          expect({ scheme, status: res.status }).toEqual({ scheme, status: operation.success });
-          t.spec.check(operation.operationId, res);
-        }
-      },
-    );
+    it.each(operations)('$name works with the scheme word in any case', async (operation) => {
+      for (const scheme of ['Bearer', 'bearer', 'BEARER', 'bEaReR']) {
+        const res = await (await prepare(operation))(`${scheme} ${t.apiKey}`);
+        expect({ scheme, status: res.status }).toEqual({ scheme, status: operation.success });
+        specOf(t, operation).check(operation.operationId, res);
+      }
+    });
   });
 
   describe('no key', () => {
     it.each(operations)(
-      '$operationId answers 401 UNAUTHORIZED with a bare Bearer challenge and writes nothing',
+      '$name answers 401 UNAUTHORIZED with a bare Bearer challenge and writes nothing',
       async (operation) => {
         const send = await prepare(operation);
         await expectNoWrites(t.db, async () => {
           const res = await send();
           expectUnauthorized(res, CHALLENGE);
-          t.spec.check(operation.operationId, res);
+          specOf(t, operation).check(operation.operationId, res);
         });
       },
     );
@@ -155,7 +156,7 @@ describe('authentication (e2e)', () => {
     }
 
     it.each(operations)(
-      '$operationId answers 401 with error="invalid_token" for malformed, unknown and truncated keys, echoing none',
+      '$name answers 401 with error="invalid_token" for malformed, unknown and truncated keys, echoing none',
       async (operation) => {
         for (const { label, header, secret } of invalidCredentials()) {
           const send = await prepare(operation);
@@ -167,7 +168,7 @@ describe('authentication (e2e)', () => {
               challenge: res.headers['www-authenticate'],
             }).toEqual({ label, status: 401, challenge: INVALID_TOKEN_CHALLENGE });
             expectUnauthorized(res, INVALID_TOKEN_CHALLENGE);
-            t.spec.check(operation.operationId, res);
+            specOf(t, operation).check(operation.operationId, res);
             if (secret !== undefined) {
               expect({ label, leaked: res.text.includes(secret) }).toEqual({
                 label,
@@ -212,7 +213,7 @@ describe('authentication (e2e)', () => {
             });
             expectUnauthorized(res, INVALID_TOKEN_CHALLENGE);
             expect(res.text).not.toContain(key);
-            t.spec.check(operation.operationId, res);
+            specOf(t, operation).check(operation.operationId, res);
           });
         }
 

@@ -39,7 +39,7 @@ import {
   type BodyVerdict,
   type Member,
 } from './support/hostile-input.js';
-import { contractOperations, type Method } from './support/contract-operations.js';
+import { contractOperations, specOf, type Method } from './support/contract-operations.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
 /*
@@ -393,9 +393,9 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
 
   describe('headers', () => {
     it.each(operations)(
-      `$operationId: any Authorization, Content-Type, X-Request-Id and other headers answer 401 unless the key is valid (writing nothing), never 5xx (${RUNS.headers} runs)`,
+      `$name: any Authorization, Content-Type, X-Request-Id and other headers answer 401 unless the key is valid (writing nothing), never 5xx (${RUNS.headers} runs)`,
       async (operation) => {
-        const count = tally(`${operation.operationId} headers`);
+        const count = tally(`${operation.name} headers`);
         await fc.assert(
           fc.asyncProperty(
             authorizationCase,
@@ -469,7 +469,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
                 expect([401, operation.success, 400, 415]).toContain(res.status);
               }
               if (res.status >= 400) expectContractError(res, echoes);
-              t.spec.check(operation.operationId, res);
+              specOf(t, operation).check(operation.operationId, res);
 
               const after = await dataSnapshot(t.db);
               if (!SUCCESS_STATUSES.includes(res.status) || operation.writes === undefined) {
@@ -527,7 +527,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
           expectSaneAnswer(res);
           expect([operation.success, 400]).toContain(res.status);
           if (res.status === 400) expectError(res, 400, 'VALIDATION_FAILED', [q]);
-          t.spec.check(operation.operationId, res);
+          specOf(t, operation).check(operation.operationId, res);
           const after = await dataSnapshot(t.db);
           if (res.status >= 400 || operation.writes === undefined) {
             expect(after).toEqual(before);

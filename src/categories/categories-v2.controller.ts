@@ -1,12 +1,37 @@
-import { Body, Controller, HttpCode, HttpStatus, Post, UseInterceptors } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  HttpStatus,
+  Post,
+  Query,
+  Req,
+  Res,
+  UseInterceptors,
+} from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { Request, Response } from 'express';
 import { ApiErrorResponses } from '../common/errors/api-error-responses.decorator.js';
 import { ErrorCode } from '../common/errors/error-code.js';
 import { Beta } from '../common/http/api-decorators.js';
 import { JsonBodyInterceptor } from '../common/http/json-body.interceptor.js';
+import { NEXT_PAGE_LINK_HEADER, PageDto } from '../common/pagination/page.dto.js';
+import { ApiPageQuery } from '../common/pagination/page-query.decorator.js';
+import type { PageQuery } from '../common/pagination/page-query.js';
+import { Paginator, type Page } from '../common/pagination/paginator.js';
 import { CategoriesService } from './categories.service.js';
 import { CategoryDto } from './dto/category.dto.js';
+import { CategoryListQueryPipe } from './dto/category-list.query.js';
 import { CreateCategoryDto } from './dto/create-category.dto.js';
+
+const CategoryPageDto = PageDto(CategoryDto, 'CategoryPage', 'A page of categories, by id');
 
 /**
  * The category operations of v2 (contract section 9): v1's over the same service, with a
@@ -16,7 +41,44 @@ import { CreateCategoryDto } from './dto/create-category.dto.js';
 @ApiBearerAuth()
 @Controller({ path: 'categories', version: '2' })
 export class CategoriesV2Controller {
-  constructor(private readonly categories: CategoriesService) {}
+  constructor(
+    private readonly categories: CategoriesService,
+    private readonly paginator: Paginator,
+  ) {}
+
+  @Get()
+  @Beta()
+  @ApiOperation({
+    operationId: 'listCategories',
+    summary: 'List categories, a page at a time',
+    description:
+      'Pages cut on the id (keyset): follow nextCursor, or the Link header, to the end. ' +
+      'Unknown, repeated or empty parameters are refused, and a cursor only fits the order that issued it.',
+  })
+  @ApiPageQuery()
+  @ApiOkResponse({
+    type: CategoryPageDto,
+    description: 'A page of categories',
+    headers: NEXT_PAGE_LINK_HEADER,
+  })
+  @ApiErrorResponses(ErrorCode.VALIDATION_FAILED)
+  async list(
+    @Query(CategoryListQueryPipe) query: PageQuery,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<Page<CategoryDto>> {
+    const page = await this.paginator.page(request, response, {
+      list: 'categories',
+      query,
+      filters: [],
+      fetch: (after, take) => this.categories.listPage(query.order, after, take),
+      idOf: (category) => category.id,
+    });
+    return {
+      data: page.data.map((category) => CategoryDto.from(category)),
+      nextCursor: page.nextCursor,
+    };
+  }
 
   @Post()
   @HttpCode(HttpStatus.CREATED)

@@ -11,6 +11,15 @@ export class CategoriesService {
     return this.categories.listAll();
   }
 
+  /** One page of v2 listCategories, by id. */
+  listPage(
+    order: 'asc' | 'desc',
+    after: string | undefined,
+    take: number,
+  ): Promise<CategoryEntity[]> {
+    return this.categories.listPage(order, after, take);
+  }
+
   async create(name: string, description: string | undefined): Promise<CategoryEntity> {
     const created = await this.categories.insertUnlessNameTaken(name, description ?? null);
     if (!created) {

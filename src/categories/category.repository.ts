@@ -21,6 +21,27 @@ export class CategoryRepository {
     }));
   }
 
+  /** Up to `take` categories by id in `order`, after the id `after` (exclusive): keyset. */
+  async listPage(
+    order: 'asc' | 'desc',
+    after: string | undefined,
+    take: number,
+  ): Promise<CategoryEntity[]> {
+    const rows: Array<{ id: string; name: string; description: string | null }> =
+      await this.categories.query(
+        after === undefined
+          ? `SELECT id, name, description FROM categories ORDER BY id ${order} LIMIT $1`
+          : `SELECT id, name, description FROM categories WHERE id ${order === 'asc' ? '>' : '<'} $2
+             ORDER BY id ${order} LIMIT $1`,
+        after === undefined ? [take] : [take, after],
+      );
+    return rows.map((row) => ({
+      id: Number(row.id),
+      name: row.name,
+      description: row.description,
+    }));
+  }
+
   /**
    * Inserts the category with its category.created event; null when the name is taken
    * (ignoring case). One statement: the unique index decides, so two concurrent creates of one

@@ -8,6 +8,7 @@ import type { AppConfig } from '../config/app-config.js';
 import { BatchedQueryStream } from '../database/batched-query-stream.js';
 import { InjectConfig } from '../config/app-config.provider.js';
 import { outboxCtes, SQL_ISO_UTC } from '../webhooks/outbox.js';
+import type { OrderListFilter } from './dto/order-list.query.js';
 import { OrderEntity, OrderStatus, type Order } from './order.entity.js';
 import { ORDER_TEXT_COLUMNS, renderOrderJson } from './order-json.js';
 
@@ -94,6 +95,48 @@ export class OrderRepository {
     this.openStreams++;
     stream.once('close', () => this.openStreams--);
     return stream;
+  }
+
+  /**
+   * Up to `take` orders matching `filter`, by id in `order`, after the id `after` (exclusive).
+   * Keyset on the id, never an offset: a deep page costs what the first costs. Each condition
+   * has its index (migration PagedLists); several statuses are read as one branch per status,
+   * each walking (status, id) in order, merged, so no status filter ever reads past the page.
+   */
+  async listPage(
+    filter: OrderListFilter,
+    order: 'asc' | 'desc',
+    after: string | undefined,
+    take: number,
+  ): Promise<Order[]> {
+    const params: unknown[] = [];
+    const param = (value: unknown) => `$${params.push(value)}`;
+    const conditions: string[] = [];
+    if (after !== undefined) conditions.push(`id ${order === 'asc' ? '>' : '<'} ${param(after)}`);
+    if (filter.petId !== undefined) conditions.push(`pet_id = ${param(filter.petId)}`);
+    if (filter.shipDateFrom !== undefined) {
+      conditions.push(`ship_date >= ${param(filter.shipDateFrom)}::timestamptz`);
+    }
+    if (filter.shipDateTo !== undefined) {
+      conditions.push(`ship_date < ${param(filter.shipDateTo)}::timestamptz`);
+    }
+    const direction = order === 'asc' ? 'ASC' : 'DESC';
+    const limit = param(take);
+    const select = (extra: string[]) => {
+      const where = [...conditions, ...extra];
+      return `SELECT ${ORDER_COLUMNS} FROM orders
+        ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
+        ORDER BY id ${direction} LIMIT ${limit}`;
+    };
+    const statuses = filter.statuses ?? [];
+    const sql =
+      statuses.length <= 1
+        ? select(statuses.map((status) => `status = ${param(status)}`))
+        : `SELECT * FROM (${statuses
+            .map((status) => `(${select([`status = ${param(status)}`])})`)
+            .join(' UNION ALL ')}) AS page ORDER BY id ${direction} LIMIT ${limit}`;
+    const rows: OrderRow[] = await this.orders.query(sql, params);
+    return rows.map(toOrder);
   }
 
   async findById(id: string): Promise<Order | null> {

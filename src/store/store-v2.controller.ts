@@ -7,6 +7,8 @@ import {
   HttpStatus,
   Param,
   Post,
+  Query,
+  Req,
   Res,
   UseInterceptors,
 } from '@nestjs/common';
@@ -18,12 +20,19 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { ApiErrorResponses } from '../common/errors/api-error-responses.decorator.js';
 import { ErrorCode } from '../common/errors/error-code.js';
 import { ApiInt64IdParam, Beta } from '../common/http/api-decorators.js';
 import { Int64IdPipe } from '../common/http/int64-id.pipe.js';
 import { JsonBodyInterceptor } from '../common/http/json-body.interceptor.js';
+import { NEXT_PAGE_LINK_HEADER, PageDto } from '../common/pagination/page.dto.js';
+import { Paginator, type Page } from '../common/pagination/paginator.js';
+import {
+  ApiOrderListQuery,
+  OrderListQueryPipe,
+  type OrderListQuery,
+} from './dto/order-list.query.js';
 import { OrderDto } from './dto/order.dto.js';
 import { PlaceOrderDto } from './dto/place-order.dto.js';
 import { StoreService } from './store.service.js';
@@ -32,11 +41,47 @@ import { StoreService } from './store.service.js';
  * The store operations of v2 (contract section 9): v1's operations and rules over the same
  * service, with a paged, filtered list. Every operation is beta until v2 is declared stable.
  */
+const OrderPageDto = PageDto(OrderDto, 'OrderPage', 'A page of orders, by id');
+
 @ApiTags('store')
 @ApiBearerAuth()
 @Controller({ path: 'store/orders', version: '2' })
 export class StoreV2Controller {
-  constructor(private readonly store: StoreService) {}
+  constructor(
+    private readonly store: StoreService,
+    private readonly paginator: Paginator,
+  ) {}
+
+  @Get()
+  @Beta()
+  @ApiOperation({
+    operationId: 'listOrders',
+    summary: 'List orders, a page at a time, filtered',
+    description:
+      'Pages cut on the id (keyset): follow nextCursor, or the Link header, to the end. Filters combine (AND); ' +
+      'unknown, repeated or empty parameters are refused, and a cursor only fits the query that issued it.',
+  })
+  @ApiOrderListQuery()
+  @ApiOkResponse({
+    type: OrderPageDto,
+    description: 'A page of the matching orders',
+    headers: NEXT_PAGE_LINK_HEADER,
+  })
+  @ApiErrorResponses(ErrorCode.VALIDATION_FAILED)
+  async list(
+    @Query(OrderListQueryPipe) query: OrderListQuery,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<Page<OrderDto>> {
+    const page = await this.paginator.page(request, response, {
+      list: 'orders',
+      query: query.page,
+      filters: query.canonical,
+      fetch: (after, take) => this.store.listPage(query.filter, query.page.order, after, take),
+      idOf: (order) => order.id,
+    });
+    return { data: page.data.map((order) => OrderDto.from(order)), nextCursor: page.nextCursor };
+  }
 
   @Post()
   @HttpCode(HttpStatus.CREATED)

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
+import type { OrderListFilter } from './dto/order-list.query.js';
 import type { Order } from './order.entity.js';
 import { OrderNotFoundError, UnknownPetInOrderError } from './order.errors.js';
 import { OrderRepository } from './order.repository.js';
@@ -18,6 +19,16 @@ export class StoreService {
   /** Every order as the bytes of one JSON array (see OrderRepository.streamAllAsJson). */
   streamAllAsJson(): Readable {
     return this.orders.streamAllAsJson();
+  }
+
+  /** One page of v2 listOrders (see OrderRepository.listPage). */
+  listPage(
+    filter: OrderListFilter,
+    order: 'asc' | 'desc',
+    after: string | undefined,
+    take: number,
+  ): Promise<Order[]> {
+    return this.orders.listPage(filter, order, after, take);
   }
 
   async getById(orderId: string): Promise<Order> {

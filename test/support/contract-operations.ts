@@ -1,12 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { insertOrder } from './factories.js';
+import type { OpenApiValidator } from './openapi-validator.js';
 
 export type Method = 'get' | 'post' | 'delete';
 
 /** One operation of the contract's table, with a request it answers successfully. */
 export interface ContractOperation {
   operationId: string;
+  /** The API version it is called in; its name in test titles (`listOrders`, `v2 listOrders`). */
+  version: '1' | '2';
+  name: string;
   method: Method;
   /** Its status when called with a valid key. */
   success: number;
@@ -16,13 +20,44 @@ export interface ContractOperation {
   arrange(): Promise<{ path: string; body?: object }>;
 }
 
+/** The validator of the document that describes `operation`'s version. */
+export function specOf(
+  t: { spec: OpenApiValidator; specV2: OpenApiValidator },
+  operation: Pick<ContractOperation, 'version'>,
+): OpenApiValidator {
+  return operation.version === '1' ? t.spec : t.specV2;
+}
+
 /**
- * The contract's eight operations. `fixture` is read only when a request is arranged: the
- * database and the pet exist once the suite's beforeAll has run.
+ * The contract's eight v1 operations, then v2's seven (section 9: the same operations under
+ * /v2, without the pet read). `fixture` is read only when a request is arranged: the database
+ * and the pet exist once the suite's beforeAll has run.
  */
 export function contractOperations(
   fixture: () => { db: pg.Pool; petId: number },
 ): ContractOperation[] {
+  const v1 = v1Operations(fixture).map((operation): ContractOperation => ({
+    ...operation,
+    version: '1',
+    name: operation.operationId,
+  }));
+  const v2 = v1
+    .filter((operation) => operation.operationId !== 'getPetById')
+    .map((operation): ContractOperation => ({
+      ...operation,
+      version: '2',
+      name: `v2 ${operation.operationId}`,
+      arrange: async () => {
+        const request = await operation.arrange();
+        return { ...request, path: request.path.replace(/^\/v1\//, '/v2/') };
+      },
+    }));
+  return [...v1, ...v2];
+}
+
+function v1Operations(
+  fixture: () => { db: pg.Pool; petId: number },
+): Array<Omit<ContractOperation, 'version' | 'name'>> {
   const freshOrder = () => insertOrder(fixture().db, { petId: fixture().petId });
   return [
     {

@@ -1,0 +1,166 @@
+import { applyDecorators, Injectable, type PipeTransform } from '@nestjs/common';
+import { ApiQuery } from '@nestjs/swagger';
+import { ValidationFailedError } from '../../common/errors/domain-error.js';
+import { formatMicros, parseDateTimeWithOffset } from '../../common/http/date-time.js';
+import { INT64_MAX, isInt64Id, MAX_ASSIGNED_ID } from '../../common/http/int64-id.pipe.js';
+import { ApiPageQuery } from '../../common/pagination/page-query.decorator.js';
+import {
+  PAGE_QUERY_PARAMETERS,
+  QueryParameters,
+  readPageQuery,
+  type PageQuery,
+} from '../../common/pagination/page-query.js';
+import { OrderStatus } from '../order.entity.js';
+
+/** What v2 listOrders filters on; absent = no condition. */
+export interface OrderListFilter {
+  /** Distinct, in the enum's order; never all three (that is no condition). */
+  statuses?: OrderStatus[];
+  petId?: string;
+  /** UTC, microseconds: from inclusive, to exclusive. */
+  shipDateFrom?: string;
+  shipDateTo?: string;
+}
+
+export interface OrderListQuery {
+  page: PageQuery;
+  filter: OrderListFilter;
+  /** The filter in canonical form, as the cursor binds it. */
+  canonical: Array<[string, string]>;
+}
+
+const STATUSES = Object.values(OrderStatus);
+const PARAMETERS = [
+  ...PAGE_QUERY_PARAMETERS,
+  'status',
+  'petId',
+  'shipDateFrom',
+  'shipDateTo',
+] as const;
+
+/**
+ * The query string of v2 listOrders (contract section 9), checked whole: unknown, repeated or
+ * empty parameters and values out of range are 400 VALIDATION_FAILED naming the parameter.
+ */
+@Injectable()
+export class OrderListQueryPipe implements PipeTransform<unknown, OrderListQuery> {
+  transform(query: unknown): OrderListQuery {
+    const parameters = new QueryParameters(query, PARAMETERS);
+    const page = readPageQuery(parameters);
+    const filter: OrderListFilter = {};
+    const canonical: Array<[string, string]> = [];
+
+    const status = parameters.get('status');
+    if (status !== undefined) {
+      const given = status.split(',');
+      for (const value of given) {
+        if (!STATUSES.includes(value as OrderStatus)) {
+          throw new ValidationFailedError(
+            `status must be one or more of ${STATUSES.join(', ')}, separated by commas`,
+          );
+        }
+      }
+      if (new Set(given).size !== given.length) {
+        throw new ValidationFailedError('status must not name a status twice');
+      }
+      const statuses = STATUSES.filter((value) => given.includes(value));
+      canonical.push(['status', statuses.join(',')]);
+      if (statuses.length < STATUSES.length) filter.statuses = statuses;
+    }
+
+    const petId = parameters.get('petId');
+    if (petId !== undefined) {
+      if (!isInt64Id(petId)) {
+        throw new ValidationFailedError(
+          `petId must be a whole number from 1 to ${INT64_MAX} written in decimal digits`,
+        );
+      }
+      filter.petId = petId;
+      canonical.push(['petId', petId]);
+    }
+
+    const from = readDateTime(parameters, 'shipDateFrom');
+    const to = readDateTime(parameters, 'shipDateTo');
+    if (from !== undefined && to !== undefined && from >= to) {
+      // Half-open [from, to): an empty or reversed range is a mistake, not an empty list.
+      throw new ValidationFailedError('shipDateFrom must be earlier than shipDateTo');
+    }
+    if (from !== undefined) {
+      filter.shipDateFrom = formatMicros(from);
+      canonical.push(['shipDateFrom', filter.shipDateFrom]);
+    }
+    if (to !== undefined) {
+      filter.shipDateTo = formatMicros(to);
+      canonical.push(['shipDateTo', filter.shipDateTo]);
+    }
+    return { page, filter, canonical };
+  }
+}
+
+function readDateTime(parameters: QueryParameters, name: string): bigint | undefined {
+  const text = parameters.get(name);
+  if (text === undefined) return undefined;
+  const micros = parseDateTimeWithOffset(text);
+  if (micros === undefined) {
+    // A + written unencoded in a query string arrives as a space.
+    const hint = text.includes(' ') ? ' (write the + of an offset as %2B)' : '';
+    throw new ValidationFailedError(
+      `${name} must be an ISO 8601 date-time with an offset (Z or ±hh:mm) within the years 0001 to 9999, like 2026-11-24T09:00:00Z${hint}`,
+    );
+  }
+  return micros;
+}
+
+/** The OpenAPI parameters of v2 listOrders, as OrderListQueryPipe accepts them. */
+export const ApiOrderListQuery = (): MethodDecorator =>
+  applyDecorators(
+    ApiPageQuery(),
+    ApiQuery({
+      name: 'status',
+      required: false,
+      description:
+        'Only orders in one of these statuses: one or more of pending, shipped, cancelled, separated by commas, each at most once',
+      schema: {
+        type: 'string',
+        maxLength: 26,
+        pattern: '^(pending|shipped|cancelled)(,(pending|shipped|cancelled)){0,2}$',
+        example: 'pending,shipped',
+      },
+    }),
+    ApiQuery({
+      name: 'petId',
+      required: false,
+      description: 'Only orders for this pet',
+      schema: {
+        type: 'integer',
+        format: 'int64',
+        minimum: 1,
+        maximum: MAX_ASSIGNED_ID,
+        example: 7,
+      },
+    }),
+    ApiQuery({
+      name: 'shipDateFrom',
+      required: false,
+      description:
+        'Only orders shipping at or after this instant (inclusive); an order without a ship date never matches. ISO 8601 with an offset.',
+      schema: {
+        type: 'string',
+        format: 'date-time',
+        maxLength: 32,
+        example: '2026-11-01T00:00:00Z',
+      },
+    }),
+    ApiQuery({
+      name: 'shipDateTo',
+      required: false,
+      description:
+        'Only orders shipping before this instant (exclusive); must be later than shipDateFrom. ISO 8601 with an offset.',
+      schema: {
+        type: 'string',
+        format: 'date-time',
+        maxLength: 32,
+        example: '2026-12-01T00:00:00Z',
+      },
+    }),
+  );
