@@ -171,12 +171,17 @@ const DOCUMENT_INFO: Record<
     version: '2.0.0',
     description:
       'Version 2, in beta: the store and category operations of v1, whose lists answer pages ' +
-      '(`{data, nextCursor}` and a `Link: rel="next"` header) and take filters. Every operation ' +
+      '(`{data, nextCursor}` and a `Link: rel="next"` header) and take filters, and webhook ' +
+      'subscriptions for events. Every operation ' +
       'needs `Authorization: Bearer <API_KEY>` and is marked `x-stability: beta` until v2 is ' +
       'declared stable. Errors always have the body `{code, message, status}`.',
     tags: [
       ['store', 'Store orders: list (paged, filtered), place, read, ship and cancel'],
       ['categories', 'Pet categories: list (paged) and create'],
+      [
+        'webhooks',
+        'Webhook subscriptions: signed events for every order and category change (docs/webhooks.md)',
+      ],
     ],
   },
 };

@@ -33,6 +33,11 @@ const V2_OPERATIONS = {
   cancelOrder: 'delete /store/orders/{orderId}',
   listCategories: 'get /categories',
   createCategory: 'post /categories',
+  createWebhook: 'post /webhooks',
+  listWebhooks: 'get /webhooks',
+  getWebhook: 'get /webhooks/{webhookId}',
+  deleteWebhook: 'delete /webhooks/{webhookId}',
+  listWebhookDeliveries: 'get /webhooks/{webhookId}/deliveries',
 };
 
 describe('v2 beside v1 (e2e)', () => {
@@ -67,10 +72,10 @@ describe('v2 beside v1 (e2e)', () => {
     it('serves /openapi/v2.json without an API key, as version 2.0.0 with its own server', () => {
       expect(v2.info.version).toBe('2.0.0');
       expect(v2.servers?.map((server) => server.url)).toEqual(['/v2']);
-      expect(v2.tags?.map((tag) => tag.name)).toEqual(['store', 'categories']);
+      expect(v2.tags?.map((tag) => tag.name)).toEqual(['store', 'categories', 'webhooks']);
     });
 
-    it("documents v1's store and category operations, with the same operationIds, and no pet read", () => {
+    it("documents v1's store and category operations, with the same operationIds, no pet read, and the webhooks", () => {
       const documented = Object.fromEntries(
         operationsOf(v2).map(([where, operation]) => [operation.operationId, where]),
       );

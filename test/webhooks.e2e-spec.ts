@@ -7,6 +7,8 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { loadConfig, type WebhookConfig } from '../src/config/app-config.js';
+import { MetricsService } from '../src/metrics/metrics.service.js';
+import { WebhookDeliveryRepository } from '../src/webhooks/webhook-delivery.repository.js';
 import { insertPet } from './support/factories.js';
 import { startAppInstance, createTestApp, type TestApp } from './support/test-app.js';
 import { eventually, WebhookReceiver } from './support/webhook-receiver.js';
@@ -69,7 +71,10 @@ describe('webhooks (e2e)', () => {
 
   beforeAll(async () => {
     receiver = await new WebhookReceiver().start();
-    t = await createTestApp({ webhooks: webhookSettings() });
+    t = await createTestApp({
+      webhooks: webhookSettings(),
+      metrics: { port: 0, host: '127.0.0.1' },
+    });
     petId = await insertPet(t.db, { name: 'Rex' });
   });
   afterAll(async () => {
@@ -350,6 +355,62 @@ describe('webhooks (e2e)', () => {
     expect(await deliveries(t.db, id)).toEqual([]);
   });
 
+  it('counts attempts and deliveries by outcome, and shows the pending backlog', async () => {
+    const metricsUrl = `http://127.0.0.1:${t.app.get(MetricsService).address()?.port}/metrics`;
+    const scrape = async (name: string) => {
+      const text = await (await fetch(metricsUrl)).text();
+      return Object.fromEntries(
+        text
+          .split('\n')
+          .filter((line) => line.startsWith(name))
+          .map((line) => [line.slice(0, line.lastIndexOf(' ')), Number(line.split(' ').pop())]),
+      );
+    };
+    const before = await scrape('petstore_webhook_');
+    const { id } = await subscribe(t.db, receiver.url, ['category.created']);
+    receiver.answer = (_entry, index) => (index === 0 ? 500 : 200);
+    await api.createCategory('tapir').expect(201);
+    await eventually(async () => (await deliveries(t.db, id))[0]?.status === 'succeeded');
+    const after = await scrape('petstore_webhook_');
+    const delta = (series: string) => (after[series] ?? 0) - (before[series] ?? 0);
+    expect(delta('petstore_webhook_attempts_total{outcome="failed"}')).toBe(1);
+    expect(delta('petstore_webhook_attempts_total{outcome="succeeded"}')).toBe(1);
+    expect(delta('petstore_webhook_deliveries_total{outcome="succeeded"}')).toBe(1);
+    expect(after['petstore_webhook_pending_deliveries']).toBe(0);
+    expect(after['petstore_webhook_oldest_pending_age_seconds']).toBe(0);
+
+    // A delivery left pending (its subscription points nowhere for a minute) ages.
+    receiver.answer = () => 'hang';
+    await t.db.query(
+      `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now() + interval '1 hour',
+         created_at = now() - interval '90 seconds' WHERE subscription_id = $1`,
+      [id],
+    );
+    const backlog = await scrape('petstore_webhook_');
+    expect(backlog['petstore_webhook_pending_deliveries']).toBe(1);
+    expect(backlog['petstore_webhook_oldest_pending_age_seconds']).toBeGreaterThanOrEqual(90);
+  });
+
+  it('purges finished deliveries past their retention, never pending ones', async () => {
+    const { id } = await subscribe(t.db, receiver.url, ['category.created']);
+    for (const name of ['old-a', 'old-b', 'old-c']) await api.createCategory(name).expect(201);
+    await eventually(async () =>
+      (await deliveries(t.db, id)).every((d) => d.status === 'succeeded'),
+    );
+    await t.db.query(
+      `UPDATE webhook_deliveries SET created_at = now() - interval '31 days' WHERE subscription_id = $1`,
+      [id],
+    );
+    await t.db.query(
+      `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now() + interval '1 hour'
+       WHERE id = (SELECT min(id) FROM webhook_deliveries WHERE subscription_id = $1)`,
+      [id],
+    );
+    const purged = await t.app.get(WebhookDeliveryRepository).purgeFinished(30 * 86_400_000, 1000);
+    expect(purged).toBe(2);
+    expect((await deliveries(t.db, id)).map((d) => d.status)).toEqual(['pending']);
+  });
+
   it('makes each attempt exactly once with two instances on one database', async () => {
     const second = await startAppInstance(t.databaseUrl, { webhooks: webhookSettings() });
     try {
@@ -364,7 +425,7 @@ describe('webhooks (e2e)', () => {
       await Promise.all(names.map((name) => api.createCategory(name).expect(201)));
       await eventually(
         async () => (await deliveries(t.db, id)).every((d) => d.status === 'succeeded'),
-        15_000,
+        40_000,
       );
       const rows = await deliveries(t.db, id);
       expect(rows).toHaveLength(30);
@@ -377,7 +438,7 @@ describe('webhooks (e2e)', () => {
     } finally {
       await second.close();
     }
-  });
+  }, 60_000);
 });
 
 describe('webhooks to private addresses (e2e)', () => {

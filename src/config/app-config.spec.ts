@@ -58,6 +58,7 @@ describe('loadConfig', () => {
     [{ WEBHOOK_RETRY_SCHEDULE: '-5' }, 'WEBHOOK_RETRY_SCHEDULE'],
     [{ WEBHOOK_RETRY_SCHEDULE: '604801' }, 'WEBHOOK_RETRY_SCHEDULE'],
     [{ WEBHOOK_TIMEOUT_MS: '10001' }, 'WEBHOOK_TIMEOUT_MS'],
+    [{ WEBHOOK_RETENTION_DAYS: '0' }, 'WEBHOOK_RETENTION_DAYS'],
     [{ WEBHOOK_POLL_INTERVAL_MS: '2000' }, 'WEBHOOK_POLL_INTERVAL_MS'],
     [{ WEBHOOK_TIMEOUT_MS: '5000', WEBHOOK_CLAIM_TTL_MS: '5000' }, 'WEBHOOK_CLAIM_TTL_MS'],
     [{ METRICS_PORT: 'x' }, 'METRICS_PORT'],
@@ -87,6 +88,7 @@ describe('loadConfig', () => {
       concurrency: 8,
       timeoutMs: 10_000,
       claimTtlMs: 60_000,
+      retentionMs: 30 * 86_400_000,
     });
     expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '0.2, 1.5' }).webhooks.retryScheduleMs).toEqual([
       200, 1500,

@@ -83,6 +83,8 @@ export interface WebhookConfig {
   timeoutMs: number;
   /** A claimed delivery whose instance died is claimed again after this (longer than the timeout). */
   claimTtlMs: number;
+  /** Finished deliveries (and their attempts) are deleted this long after their event. */
+  retentionMs: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -120,6 +122,7 @@ export const CONFIG_DEFAULTS = {
   WEBHOOK_CONCURRENCY: 8,
   WEBHOOK_TIMEOUT_MS: 10_000,
   WEBHOOK_CLAIM_TTL_MS: 60_000,
+  WEBHOOK_RETENTION_DAYS: 30,
 } as const;
 
 type Env = Record<string, string | undefined>;
@@ -300,6 +303,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
       concurrency: read.int('WEBHOOK_CONCURRENCY', CONFIG_DEFAULTS.WEBHOOK_CONCURRENCY, 1, 256),
       timeoutMs: webhookTimeoutMs,
       claimTtlMs: webhookClaimTtlMs,
+      retentionMs:
+        read.int('WEBHOOK_RETENTION_DAYS', CONFIG_DEFAULTS.WEBHOOK_RETENTION_DAYS, 1, 3650) *
+        86_400_000,
     },
   };
 }

@@ -110,4 +110,34 @@ export class WebhookDeliveryRepository {
       ],
     );
   }
+
+  /** How many deliveries are pending, and how old the oldest is (for the metrics). */
+  async pendingBacklog(): Promise<{ count: number; oldestAgeSeconds: number }> {
+    const rows: Array<{ count: number; age: number | null }> = await this.dataSource.query(
+      `SELECT count(*)::int AS count,
+              extract(epoch FROM now() - min(created_at))::float8 AS age
+       FROM webhook_deliveries WHERE status = 'pending'`,
+    );
+    return { count: rows[0]?.count ?? 0, oldestAgeSeconds: Math.max(0, rows[0]?.age ?? 0) };
+  }
+
+  /**
+   * Deletes up to `batch` finished (succeeded or failed) deliveries created before the
+   * retention, with their attempts; returns how many went.
+   */
+  async purgeFinished(retentionMs: number, batch: number): Promise<number> {
+    const rows: unknown[] = await this.dataSource.query(
+      `WITH purged AS (
+         DELETE FROM webhook_deliveries WHERE id IN (
+           SELECT id FROM webhook_deliveries
+           WHERE status <> 'pending'
+             AND created_at < now() - make_interval(secs => $1::double precision / 1000)
+           LIMIT $2)
+         RETURNING id
+       )
+       SELECT id FROM purged`,
+      [retentionMs, batch],
+    );
+    return rows.length;
+  }
 }

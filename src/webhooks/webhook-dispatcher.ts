@@ -11,8 +11,13 @@ import {
   type AttemptOutcome,
   type ClaimedDelivery,
 } from './webhook-delivery.repository.js';
+import { WebhookMetrics } from './webhook-metrics.js';
 import { sendDelivery } from './webhook-sender.js';
 import { signedHeaders } from './webhook-signature.js';
+
+/** How often each instance deletes finished deliveries past their retention, and how many at once. */
+const PURGE_INTERVAL_MS = 10 * 60_000;
+const PURGE_BATCH = 1000;
 
 /**
  * Sends the recorded deliveries. One runs in every instance: each polls for due deliveries
@@ -34,22 +39,51 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private backlog = false;
   private databaseFailing = false;
 
+  private purgeTimer: NodeJS.Timeout | undefined;
+  private purging: Promise<void> | undefined;
+
   constructor(
     private readonly deliveries: WebhookDeliveryRepository,
+    private readonly metrics: WebhookMetrics,
     @InjectConfig() config: AppConfig,
   ) {
     this.settings = config.webhooks;
   }
 
   onApplicationBootstrap(): void {
-    if (this.settings.dispatcherEnabled) this.schedule(this.settings.pollIntervalMs);
+    if (!this.settings.dispatcherEnabled) return;
+    this.schedule(this.settings.pollIntervalMs);
+    this.purgeTimer = setInterval(() => {
+      this.purging ??= this.purge().finally(() => (this.purging = undefined));
+    }, PURGE_INTERVAL_MS);
+    this.purgeTimer.unref();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
     clearTimeout(this.timer);
+    clearInterval(this.purgeTimer);
     await this.polling;
-    await Promise.allSettled([...this.inFlight]);
+    await Promise.allSettled([...this.inFlight, this.purging]);
+  }
+
+  /**
+   * Deletes finished deliveries older than WEBHOOK_RETENTION_DAYS, a batch at a time (short
+   * statements, no long lock), in whichever instances run it: they delete different rows or
+   * the same rows once.
+   */
+  private async purge(): Promise<void> {
+    try {
+      let purged = 0;
+      for (;;) {
+        const count = await this.deliveries.purgeFinished(this.settings.retentionMs, PURGE_BATCH);
+        purged += count;
+        if (count < PURGE_BATCH || this.stopping) break;
+      }
+      if (purged > 0) this.logger.log(`purged ${purged} finished webhook deliveries`);
+    } catch (error) {
+      this.logger.warn(`purging old webhook deliveries failed: ${errorMessage(error)}`);
+    }
   }
 
   private schedule(delayMs: number): void {
@@ -110,6 +144,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       // Attempt n failed: wait the n-th delay of the schedule; past its end, give up.
       retryInMs: result.ok ? null : (schedule[delivery.attempt - 1] ?? null),
     };
+    this.metrics.attempted(
+      result.ok,
+      result.ok ? 'succeeded' : outcome.retryInMs === null ? 'failed' : null,
+    );
     if (!result.ok) {
       // Never the URL (it may carry a token), the secret or the body.
       const next =

@@ -15,6 +15,8 @@ const EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
   [ErrorCode.ORDER_NOT_PENDING]: 'Order 42 is cancelled and cannot be shipped.',
   [ErrorCode.CATEGORY_EXISTS]:
     'A category named "dog" already exists (names are compared ignoring case).',
+  [ErrorCode.WEBHOOK_NOT_FOUND]: 'Webhook 12 does not exist.',
+  [ErrorCode.WEBHOOK_LIMIT_REACHED]: 'This API key already has 20 webhook subscriptions.',
   [ErrorCode.PAYLOAD_TOO_LARGE]: 'The request body is larger than 16 KiB.',
   [ErrorCode.UNSUPPORTED_MEDIA_TYPE]: 'The request body must be sent as application/json.',
   [ErrorCode.RATE_LIMITED]: 'Too many requests; retry after the time in Retry-After.',

@@ -1,0 +1,65 @@
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { ApiIdProperty } from '../../common/http/api-decorators.js';
+import { SAFE_PROSE_PATTERN } from '../../common/http/safe-text.validator.js';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../webhook-events.js';
+import type { WebhookSubscription } from '../webhook-subscription.repository.js';
+
+/** A subscription as every answer but the creation shows it: never with its secret. */
+@ApiSchema({ name: 'Webhook' })
+export class WebhookDto {
+  @ApiIdProperty(12)
+  id: number;
+
+  @ApiProperty({ format: 'uri', maxLength: 2048, example: 'https://hooks.example.com/petstore' })
+  url: string;
+
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
+    minItems: 1,
+    maxItems: WEBHOOK_EVENT_TYPES.length,
+    uniqueItems: true,
+    example: ['order.placed', 'order.cancelled'],
+  })
+  events: WebhookEventType[];
+
+  @ApiPropertyOptional({
+    maxLength: 500,
+    pattern: SAFE_PROSE_PATTERN,
+    example: 'Order updates for the warehouse',
+  })
+  description?: string;
+
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    maxLength: 24,
+    example: '2026-11-25T10:00:00.000Z',
+  })
+  createdAt: string;
+
+  static from(subscription: WebhookSubscription): WebhookDto {
+    const dto: WebhookDto = {
+      id: subscription.id,
+      url: subscription.url,
+      events: subscription.events,
+      createdAt: subscription.createdAt.toISOString(),
+    };
+    if (subscription.description !== null) dto.description = subscription.description;
+    return dto;
+  }
+}
+
+/** The creation answer: the one place the secret is ever shown. */
+@ApiSchema({ name: 'CreatedWebhook' })
+export class CreatedWebhookDto extends WebhookDto {
+  @ApiProperty({
+    minLength: 50,
+    maxLength: 50,
+    pattern: '^whsec_[A-Za-z0-9+/]{43}=$',
+    example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw5ZZwtZkL6xU=',
+    description:
+      'The signing secret (Standard Webhooks): shown only in this answer; keep it to verify deliveries',
+  })
+  secret: string;
+}

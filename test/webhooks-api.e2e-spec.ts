@@ -1,0 +1,267 @@
+import { ApiKeysService } from '../src/auth/api-keys.service.js';
+import { loadConfig, type WebhookConfig } from '../src/config/app-config.js';
+import { expectErrorResponse } from './support/http-assertions.js';
+import { createTestApp, type TestApp } from './support/test-app.js';
+import { eventually, WebhookReceiver } from './support/webhook-receiver.js';
+
+function webhookSettings(overrides: Partial<WebhookConfig> = {}): WebhookConfig {
+  return {
+    ...loadConfig({}).webhooks,
+    allowPrivateTargets: true,
+    pollIntervalMs: 100,
+    retryScheduleMs: [200],
+    timeoutMs: 500,
+    claimTtlMs: 1500,
+    ...overrides,
+  };
+}
+
+const PUBLIC_URL = 'https://93.184.216.34/hooks';
+
+describe('webhook subscriptions: /v2/webhooks (e2e)', () => {
+  let t: TestApp;
+  let receiver: WebhookReceiver;
+  let otherAuth: string;
+
+  beforeAll(async () => {
+    receiver = await new WebhookReceiver().start();
+    t = await createTestApp({ webhooks: webhookSettings() });
+    otherAuth = `Bearer ${(await t.app.get(ApiKeysService).issue('other')).key}`;
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+  });
+  beforeEach(async () => {
+    receiver.reset();
+    await t.db.query('DELETE FROM webhook_subscriptions');
+  });
+
+  const create = (body: object, auth = t.auth) =>
+    t.http.post('/v2/webhooks').set('Authorization', auth).send(body);
+
+  it('creates a subscription, shows its secret once, and points Location at it', async () => {
+    const res = await create({
+      url: receiver.url,
+      events: ['order.placed', 'category.created'],
+      description: 'warehouse',
+    }).expect(201);
+    t.specV2.check('createWebhook', res);
+    expect(res.body).toEqual({
+      id: expect.any(Number),
+      url: receiver.url,
+      events: ['order.placed', 'category.created'],
+      description: 'warehouse',
+      createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
+    });
+    expect(res.headers.location).toBe(`/v2/webhooks/${res.body.id}`);
+    const secret = res.body.secret as string;
+
+    const read = await t.http.get(res.headers.location).set('Authorization', t.auth).expect(200);
+    t.specV2.check('getWebhook', read);
+    const { secret: _shown, ...withoutSecret } = res.body as Record<string, unknown>;
+    expect(read.body).toEqual(withoutSecret);
+    const list = await t.http.get('/v2/webhooks').set('Authorization', t.auth).expect(200);
+    t.specV2.check('listWebhooks', list);
+    expect(list.body).toEqual({ data: [withoutSecret], nextCursor: null });
+    for (const answer of [read.text, list.text]) {
+      expect(answer).not.toContain(secret.slice(6, 20));
+    }
+  });
+
+  it('omits description when none was given', async () => {
+    const res = await create({ url: receiver.url, events: ['order.shipped'] }).expect(201);
+    expect(res.body).not.toHaveProperty('description');
+  });
+
+  it.each([
+    ['url', { url: 'ftp://example.com/x', events: ['order.placed'] }],
+    ['url', { url: '/relative/path', events: ['order.placed'] }],
+    ['url', { url: 'https://user:pass@example.com/x', events: ['order.placed'] }],
+    ['url', { url: `https://example.com/${'a'.repeat(2048)}`, events: ['order.placed'] }],
+    ['url', { url: 42, events: ['order.placed'] }],
+    ['url', { events: ['order.placed'] }],
+    ['events', { url: PUBLIC_URL, events: [] }],
+    ['events', { url: PUBLIC_URL, events: ['order.placed', 'order.placed'] }],
+    ['events', { url: PUBLIC_URL, events: ['order.deleted'] }],
+    ['events', { url: PUBLIC_URL, events: 'order.placed' }],
+    ['events', { url: PUBLIC_URL }],
+    ['description', { url: PUBLIC_URL, events: ['order.placed'], description: 'x'.repeat(501) }],
+    ['description', { url: PUBLIC_URL, events: ['order.placed'], description: null }],
+    ['secret', { url: PUBLIC_URL, events: ['order.placed'], secret: 'whsec_mine' }],
+  ])('refuses a bad %s (case %#) with 400 naming it, and stores nothing', async (field, body) => {
+    const res = await create(body);
+    expectErrorResponse(res, 400, 'VALIDATION_FAILED');
+    expect(res.body.message).toContain(field);
+    t.specV2.check('createWebhook', res);
+    const { rows } = await t.db.query('SELECT count(*)::int AS n FROM webhook_subscriptions');
+    expect(rows[0].n).toBe(0);
+  });
+
+  it('accepts at most 20 subscriptions per API key, even when created at once', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 24 }, () => create({ url: PUBLIC_URL, events: ['order.placed'] })),
+    );
+    expect(answers.filter((res) => res.status === 201)).toHaveLength(20);
+    for (const res of answers.filter((answer) => answer.status !== 201)) {
+      expectErrorResponse(res, 409, 'WEBHOOK_LIMIT_REACHED');
+      t.specV2.check('createWebhook', res);
+    }
+    // Another key has its own 20.
+    await create({ url: PUBLIC_URL, events: ['order.placed'] }, otherAuth).expect(201);
+  });
+
+  it("answers 404 WEBHOOK_NOT_FOUND for another key's subscription, exactly as for none", async () => {
+    const mine = (await create({ url: PUBLIC_URL, events: ['order.placed'] }).expect(201)).body;
+    for (const path of [`/v2/webhooks/${mine.id}`, `/v2/webhooks/${mine.id}/deliveries`]) {
+      const theirs = await t.http.get(path).set('Authorization', otherAuth);
+      expectErrorResponse(theirs, 404, 'WEBHOOK_NOT_FOUND');
+      const none = await t.http
+        .get(path.replace(String(mine.id), '9007199254740991'))
+        .set('Authorization', t.auth);
+      expectErrorResponse(none, 404, 'WEBHOOK_NOT_FOUND');
+      expect(theirs.body.message).toBe(
+        (none.body as { message: string }).message.replace('9007199254740991', String(mine.id)),
+      );
+    }
+    const deleted = await t.http.delete(`/v2/webhooks/${mine.id}`).set('Authorization', otherAuth);
+    expectErrorResponse(deleted, 404, 'WEBHOOK_NOT_FOUND');
+    t.specV2.check('deleteWebhook', deleted);
+    const list = await t.http.get('/v2/webhooks').set('Authorization', otherAuth).expect(200);
+    expect(list.body).toEqual({ data: [], nextCursor: null });
+    await t.http.get(`/v2/webhooks/${mine.id}`).set('Authorization', t.auth).expect(200);
+  });
+
+  it.each(['0', '-1', '1.5', 'abc', '9223372036854775808'])(
+    'refuses the webhook id %s with 400',
+    async (id) => {
+      const res = await t.http.get(`/v2/webhooks/${id}`).set('Authorization', t.auth);
+      expectErrorResponse(res, 400, 'VALIDATION_FAILED');
+      expect(res.body.message).toContain('webhookId');
+    },
+  );
+
+  it('is v2 only', async () => {
+    const res = await t.http.get('/v1/webhooks').set('Authorization', t.auth);
+    expectErrorResponse(res, 404, 'NOT_FOUND');
+  });
+
+  it('deletes a subscription: 204, then 404, and nothing new is delivered to it', async () => {
+    const { id } = (await create({ url: receiver.url, events: ['category.created'] }).expect(201))
+      .body;
+    const res = await t.http.delete(`/v2/webhooks/${id}`).set('Authorization', t.auth).expect(204);
+    t.specV2.check('deleteWebhook', res);
+    expect(res.text).toBe('');
+    await t.http.get(`/v2/webhooks/${id}`).set('Authorization', t.auth).expect(404);
+    await t.http.post('/v2/categories').set('Authorization', t.auth).send({ name: 'kiwi' });
+    await new Promise((wait) => setTimeout(wait, 400));
+    expect(receiver.received).toHaveLength(0);
+  });
+
+  it('lists deliveries with their status, a page at a time', async () => {
+    const { id } = (await create({ url: receiver.url, events: ['category.created'] }).expect(201))
+      .body;
+    receiver.answer = (_entry, index) => (index === 0 ? 500 : 200);
+    for (const name of ['emu', 'yak', 'gnu']) {
+      await t.http.post('/v2/categories').set('Authorization', t.auth).send({ name }).expect(201);
+    }
+    const path = `/v2/webhooks/${id}/deliveries`;
+    await eventually(async () => {
+      const res = await t.http.get(path).set('Authorization', t.auth);
+      return (res.body.data as Array<{ status: string }>).every((d) => d.status === 'succeeded');
+    });
+    const all = await t.http.get(path).set('Authorization', t.auth).expect(200);
+    const deliveries = (all.body as { data: Array<{ attempts: number }> }).data;
+    t.specV2.check('listWebhookDeliveries', all);
+    expect(all.body.nextCursor).toBeNull();
+    expect(deliveries).toHaveLength(3);
+    for (const delivery of deliveries) {
+      expect(delivery).toEqual({
+        eventId: expect.stringMatching(/^evt_[0-9a-f]{32}$/),
+        type: 'category.created',
+        status: 'succeeded',
+        attempts: expect.any(Number),
+        lastResponseStatus: 200,
+        lastAttemptAt: expect.any(String),
+      });
+    }
+    expect(deliveries.map((d) => d.attempts).sort()).toEqual([1, 1, 2]);
+
+    const first = await t.http.get(`${path}?limit=2&order=desc`).set('Authorization', t.auth);
+    expect(first.status).toBe(200);
+    t.specV2.check('listWebhookDeliveries', first);
+    expect(first.body.data).toEqual(deliveries.slice(1).reverse());
+    expect(first.headers.link).toBe(
+      `<${path}?limit=2&order=desc&cursor=${first.body.nextCursor}>; rel="next"`,
+    );
+    const second = await t.http
+      .get(String(first.headers.link).slice(1, -13))
+      .set('Authorization', t.auth);
+    expect(second.body).toEqual({ data: [deliveries[0]], nextCursor: null });
+
+    const bad = await t.http.get(`${path}?limit=0`).set('Authorization', t.auth);
+    expectErrorResponse(bad, 400, 'VALIDATION_FAILED');
+    const unknown = await t.http.get(`${path}?status=failed`).set('Authorization', t.auth);
+    expectErrorResponse(unknown, 400, 'VALIDATION_FAILED');
+  });
+
+  it('lists subscriptions a page at a time, by id', async () => {
+    const ids: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      ids.push((await create({ url: PUBLIC_URL, events: ['order.placed'] }).expect(201)).body.id);
+    }
+    const first = await t.http.get('/v2/webhooks?limit=2').set('Authorization', t.auth);
+    const firstPage = first.body as { data: Array<{ id: number }>; nextCursor: string };
+    expect(firstPage.data.map((s) => s.id)).toEqual(ids.slice(0, 2));
+    const second = await t.http
+      .get(`/v2/webhooks?limit=2&cursor=${firstPage.nextCursor}`)
+      .set('Authorization', t.auth)
+      .expect(200);
+    expect((second.body as { data: Array<{ id: number }> }).data.map((s) => s.id)).toEqual([
+      ids[2],
+    ]);
+    expect(second.body.nextCursor).toBeNull();
+    // A cursor of one subscription's deliveries does not fit the subscriptions list.
+    const tampered = await t.http
+      .get(`/v2/webhooks?limit=2&cursor=${firstPage.nextCursor.slice(0, -2)}AA`)
+      .set('Authorization', t.auth);
+    expectErrorResponse(tampered, 400, 'VALIDATION_FAILED');
+  });
+});
+
+describe('webhook subscriptions to private addresses (e2e)', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp({ webhooks: webhookSettings({ allowPrivateTargets: false }) });
+  });
+  afterAll(() => t.close());
+
+  it.each([
+    'http://127.0.0.1:8080/x',
+    'http://localhost/x',
+    'http://10.0.0.8/x',
+    'http://192.168.1.20/x',
+    'http://169.254.169.254/latest/meta-data',
+    'http://[::1]/x',
+    'http://[fd00::1]/x',
+    'http://[::ffff:127.0.0.1]/x',
+    'http://0.0.0.0/x',
+  ])('refuses %s with 400 while WEBHOOK_ALLOW_PRIVATE_TARGETS is off', async (url) => {
+    const res = await t.http
+      .post('/v2/webhooks')
+      .set('Authorization', t.auth)
+      .send({ url, events: ['order.placed'] });
+    expectErrorResponse(res, 400, 'VALIDATION_FAILED');
+    expect(res.body.message).toContain('url');
+  });
+
+  it('accepts a public address', async () => {
+    await t.http
+      .post('/v2/webhooks')
+      .set('Authorization', t.auth)
+      .send({ url: PUBLIC_URL, events: ['order.placed'] })
+      .expect(201);
+  });
+});
