@@ -14,6 +14,11 @@ import { unauthorizedError } from './auth/api-key.guard.js';
 import { RequestAuthenticator } from './auth/request-authenticator.js';
 import { errorBody, routeNotFound } from './common/errors/all-exceptions.filter.js';
 import { answerClientErrorsWithJson } from './common/http/client-error.js';
+import {
+  downloadUrlPlugin,
+  STABILITY_BADGE_CSS,
+  stabilityBadgePlugin,
+} from './common/openapi/swagger-ui-plugins.js';
 import { staticSecurityHeaders } from './common/http/security-headers.js';
 import { createValidationPipe } from './common/http/validation.pipe.js';
 import { requestIdMiddleware } from './common/http/request-id.middleware.js';
@@ -301,9 +306,11 @@ function setupSwagger(app: INestApplication, config: AppConfig): Record<ApiVersi
     customSiteTitle: 'Pet store API',
     // The selector in the top bar: Swagger UI loads the first of these documents.
     explorer: true,
+    customCss: STABILITY_BADGE_CSS,
     swaggerOptions: {
       persistAuthorization: true,
       displayOperationId: true,
+      plugins: [downloadUrlPlugin, stabilityBadgePlugin],
       urls: SWAGGER_UI_DOCUMENTS.map(({ version, name }) => ({
         url: `/openapi/v${version}.json`,
         name,

@@ -60,6 +60,8 @@ describe('Swagger UI at /docs in Chromium (e2e)', () => {
   let orders: Array<{ id: number; petId: number; quantity: number; status: string }>;
   /** The documents the top bar offers, in its order, when the page opens. */
   let offered: string[];
+  /** The badge text beside each operation of the v2 document (null: none). */
+  let v2Badges: Record<string, string | null>;
   /** Every request made by the page, and what went wrong with any of them. */
   const requests: Array<{ method: string; url: string; authorization?: string }> = [];
   const failures: string[] = [];
@@ -126,6 +128,9 @@ describe('Swagger UI at /docs in Chromium (e2e)', () => {
     expect(response?.status()).toBe(200);
     await page.locator('.opblock').first().waitFor();
     offered = await page.locator('.topbar select option').allTextContents();
+    // The first document offered, v2: each operation with its stability badge, as shown.
+    await page.locator('.opblock-summary-operation-id', { hasText: /^listOrders$/ }).waitFor();
+    v2Badges = await badgesByOperation();
     // The v1 document, as a reader of the v1 contract chooses it in the top bar.
     await page.locator('.topbar select').selectOption({ label: 'v1' });
     await operation('getPetById').waitFor();
@@ -135,6 +140,21 @@ describe('Swagger UI at /docs in Chromium (e2e)', () => {
     await browser?.close();
     await t?.close();
   });
+
+  /** operationId → the text of the stability badge beside its path, or null, for every operation shown. */
+  async function badgesByOperation(): Promise<Record<string, string | null>> {
+    const blocks = await page.locator('.opblock').all();
+    const entries: Array<[string, string | null]> = [];
+    for (const block of blocks) {
+      const id = (await block.locator('.opblock-summary-operation-id').textContent())?.trim();
+      const badge = block.locator('.opblock-summary .stability-badge');
+      entries.push([
+        id ?? '?',
+        (await badge.count()) === 0 ? null : ((await badge.textContent())?.trim() ?? ''),
+      ]);
+    }
+    return Object.fromEntries(entries);
+  }
 
   /** The operation block whose displayed operationId is `operationId`. */
   function operation(operationId: string): Locator {
@@ -168,6 +188,34 @@ describe('Swagger UI at /docs in Chromium (e2e)', () => {
 
   it('offers the v2 (beta) document first, then v1', () => {
     expect(offered.map((name) => name.trim())).toEqual(['v2 (beta)', 'v1']);
+  });
+
+  it('shows a beta badge beside every v2 operation', () => {
+    expect(v2Badges).toEqual({
+      listOrders: 'beta',
+      placeOrder: 'beta',
+      getOrderById: 'beta',
+      shipOrder: 'beta',
+      cancelOrder: 'beta',
+      listCategories: 'beta',
+      createCategory: 'beta',
+    });
+  });
+
+  it('shows an experimental badge beside the experimental v1 operations, and none elsewhere', async () => {
+    await expect(badgesByOperation()).resolves.toEqual({
+      listOrders: null,
+      placeOrder: 'experimental',
+      getOrderById: 'experimental',
+      shipOrder: 'experimental',
+      cancelOrder: null,
+      listCategories: null,
+      createCategory: null,
+      getPetById: null,
+    });
+    // Visible to a reader: laid out, with a colour of its own.
+    const badge = operation('placeOrder').locator('.stability-badge');
+    await expect(badge.isVisible()).resolves.toBe(true);
   });
 
   it('lists every operation of the contract, with getPetById marked deprecated', async () => {
