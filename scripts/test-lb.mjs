@@ -3,18 +3,11 @@
 // deploy/nginx/nginx.conf with loopback addresses, steady load through nginx, then each
 // instance in turn sent SIGTERM, waited for (exit code 0) and started again.
 import { spawn } from 'node:child_process';
-import {
-  appendFileSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  writeFileSync,
-} from 'node:fs';
-import { createServer } from 'node:net';
+import { appendFileSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { freePorts, startNginx } from './loopback-nginx.mjs';
 
 const work = process.env.LB_WORK;
 const databaseUrl = process.env.LB_DATABASE_URL;
@@ -72,17 +65,6 @@ setTimeout(() => {
   say(`FAIL: the run took longer than ${WATCHDOG_MS / 1000}s`);
   void stopEverything().then(() => process.exit(1));
 }, WATCHDOG_MS).unref();
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Status of a GET, or the error code when there was no answer. */
 async function probe(url, headers = {}) {
@@ -180,62 +162,6 @@ async function terminate(instance, phase) {
   }
 }
 
-// ---- nginx ----
-
-/** deploy/nginx/nginx.conf with loopback addresses and its files in the scratch folder. */
-function nginxConfig(nginxPort, ports) {
-  let conf = readFileSync(new URL('../deploy/nginx/nginx.conf', import.meta.url), 'utf8');
-  const dir = `${work}/nginx`;
-  const replace = (pattern, replacement, expected = 1) => {
-    const count = conf.match(new RegExp(pattern.source, 'gm'))?.length ?? 0;
-    if (count !== expected) {
-      throw new Error(
-        `deploy/nginx/nginx.conf: ${pattern} matched ${count} times, not ${expected}`,
-      );
-    }
-    conf = conf.replace(new RegExp(pattern.source, 'gm'), replacement);
-  };
-  replace(/^pid .*;$/, `pid ${dir}/nginx.pid;`);
-  replace(/^error_log .*;$/, `error_log ${dir}/error.log warn;`);
-  replace(
-    /^(\s*)access_log \/dev\/stdout petstore;$/,
-    `$1access_log ${dir}/access.log petstore;\n` +
-      ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
-        .map((kind) => `$1${kind}_temp_path ${dir}/${kind}_temp;`)
-        .join('\n'),
-  );
-  replace(/^\s*resolver .*;$/, '');
-  replace(/^(\s*)server api:3000 /, `$1server 127.0.0.1:${ports[0]} `);
-  replace(/^(\s*)server api-2:3000 /, `$1server 127.0.0.1:${ports[1]} `);
-  replace(/ fail_timeout=\d+s/, ` fail_timeout=${FAIL_TIMEOUT_S}s`, 2);
-  replace(/ resolve;$/, ';', 2);
-  replace(/^(\s*)listen 8080;$/, `$1listen 127.0.0.1:${nginxPort};`);
-  return conf;
-}
-
-async function startNginx(nginxPort, ports) {
-  const dir = `${work}/nginx`;
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(`${dir}/nginx.conf`, nginxConfig(nginxPort, ports));
-  const args = ['-p', dir, '-c', `${dir}/nginx.conf`, '-e', `${dir}/error.log`];
-  const check = spawn(nginxBin, [...args, '-t', '-q'], { stdio: ['ignore', 'inherit', 'inherit'] });
-  const checked = await new Promise((resolve) => check.on('exit', resolve));
-  if (checked !== 0) throw new Error(`nginx -t rejected the configuration (${dir}/nginx.conf)`);
-  const log = openSync(`${dir}/stderr.log`, 'a');
-  const child = spawn(nginxBin, [...args, '-g', 'daemon off;'], { stdio: ['ignore', log, log] });
-  track(child);
-  const exited = new Promise((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal })),
-  );
-  say(`started nginx (pid ${child.pid}, port ${nginxPort})`);
-  for (let i = 0; i < 50; i++) {
-    if ((await probe(`http://127.0.0.1:${nginxPort}/nginx-health`)) === 200)
-      return { child, exited };
-    await sleep(100);
-  }
-  throw new Error('nginx did not answer /nginx-health within 5s');
-}
-
 // ---- load ----
 
 const REQUESTS = [
@@ -296,7 +222,7 @@ function startLoad(nginxPort) {
 // ---- the run ----
 
 async function main() {
-  const [portA, portB, nginxPort] = [await freePort(), await freePort(), await freePort()];
+  const [portA, portB, nginxPort] = await freePorts(3);
   const a = { name: 'a', port: portA };
   const b = { name: 'b', port: portB };
 
@@ -322,7 +248,15 @@ async function main() {
     await db.end();
   }
 
-  const nginx = await startNginx(nginxPort, [portA, portB]);
+  const nginx = await startNginx({
+    nginxBin,
+    dir: `${work}/nginx`,
+    nginxPort,
+    ports: [portA, portB],
+    failTimeoutS: FAIL_TIMEOUT_S,
+    track,
+    say,
+  });
   const through = await probe(`http://127.0.0.1:${nginxPort}/v1/pets/1`, {
     authorization: `Bearer ${KEY}`,
   });

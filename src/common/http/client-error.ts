@@ -41,6 +41,12 @@ export function clientErrorAnswer(error: NodeJS.ErrnoException): ErrorDto | unde
 export function answerClientErrorsWithJson(server: Server): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     const answer = clientErrorAnswer(error);
+    // As Node's own handler: never write into an answer already under way on this connection.
+    const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (inFlight?.headersSent) {
+      socket.destroy();
+      return;
+    }
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && socket.writable) {
       socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
       return;

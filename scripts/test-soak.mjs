@@ -1,0 +1,756 @@
+// The soak of `npm run test:soak` (scripts/test-soak.sh prepares SOAK_WORK, the PostgreSQL
+// cluster and nginx): two built instances behind nginx, a private Redis, 100 000 orders, then
+// SOAK_SECONDS of mixed load over keep-alive connections: small reads and writes, full and
+// abandoned listOrders streams, unauthenticated calls over their rate limit (429), a Redis
+// restart and a PostgreSQL restart. Passes only when, after the load:
+// - RSS and event-loop handles of each instance come back within 10 % of their level after
+//   warm-up (within 30 s of the end of the load);
+// - each pool is back to idle and pg_stat_activity holds no connection left busy;
+// - no request failed outside the PostgreSQL outage, and the only 5xx are 503s inside it;
+// - each instance recovered within 5 s of each restart.
+import { spawn } from 'node:child_process';
+import { appendFileSync, openSync } from 'node:fs';
+import http from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { freePorts, startNginx } from './loopback-nginx.mjs';
+
+const work = process.env.SOAK_WORK;
+const nginxBin = process.env.SOAK_NGINX ?? 'nginx';
+const pgPort = Number(process.env.SOAK_PG_PORT);
+const pgCtl = process.env.SOAK_PG_CTL;
+const SECONDS = Number(process.env.SOAK_SECONDS);
+if (!work || !pgPort || !pgCtl || !(SECONDS >= 30 && SECONDS <= 600)) {
+  console.error('run this through scripts/test-soak.sh (npm run test:soak)');
+  process.exit(2);
+}
+
+const KEY = 'psk_soak-test-key-0123456789abcdefghij';
+const AUTH = { authorization: `Bearer ${KEY}` };
+const ORDERS = 100_000;
+const POOL_SIZE = 5;
+const RECOVERY_LIMIT_MS = 5000;
+const GROWTH_LIMIT = 1.1;
+const SETTLE_MS = 30000;
+const WARMUP_S = Math.min(60, Math.max(20, Math.round(SECONDS * 0.2)));
+const MIXED_WORKERS = 4;
+const databaseUrl = `postgres://postgres@127.0.0.1:${pgPort}/petstore`;
+const runId = Math.random().toString(36).slice(2, 10);
+const t0 = Date.now();
+
+const say = (line) =>
+  console.log(`[${((Date.now() - t0) / 1000).toFixed(1).padStart(6)}s] ${line}`);
+const failures = [];
+const fail = (reason) => {
+  failures.push(reason);
+  say(`FAIL: ${reason}`);
+};
+
+// ---- processes ----
+
+const children = new Set();
+let stopping = false;
+function track(child) {
+  if (stopping) {
+    child.kill('SIGKILL');
+    throw new Error('stopping');
+  }
+  children.add(child);
+  appendFileSync(`${work}/pids`, `${child.pid}\n`);
+  child.on('exit', () => children.delete(child));
+}
+async function stopEverything() {
+  stopping = true;
+  for (const child of children) child.kill('SIGTERM');
+  for (let i = 0; i < 50 && children.size > 0; i++) await sleep(100);
+  for (const child of children) child.kill('SIGKILL');
+}
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    say(`${signal}: stopping`);
+    void stopEverything().then(() => process.exit(1));
+  });
+}
+const WATCHDOG_MS = (SECONDS + 240) * 1000;
+setTimeout(() => {
+  say(`FAIL: the run took longer than ${WATCHDOG_MS / 1000}s`);
+  void stopEverything().then(() => process.exit(1));
+}, WATCHDOG_MS).unref();
+
+function run(command) {
+  return new Promise((resolve, reject) => {
+    const child = spawn('sh', ['-c', command], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${command}: exit ${code} ${stderr.trim()}`)),
+    );
+  });
+}
+
+// ---- HTTP over keep-alive connections ----
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+
+/**
+ * One request. `abandonAfter`: hang up once that many body bytes arrived. Never rejects:
+ * the outcome carries the status, or the error when there was no complete answer.
+ */
+function call({ port, method = 'GET', path, headers = {}, body, abandonAfter, timeoutMs = 30000 }) {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const done = (outcome) => resolve({ started, ended: Date.now(), ...outcome });
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const request = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        agent,
+        timeout: timeoutMs,
+        headers: {
+          ...headers,
+          ...(payload ? { 'content-type': 'application/json' } : {}),
+        },
+      },
+      (response) => {
+        const chunks = [];
+        let received = 0;
+        response.on('data', (chunk) => {
+          received += chunk.length;
+          if (abandonAfter !== undefined && received >= abandonAfter) {
+            request.destroy();
+            done({ status: response.statusCode, abandoned: true, bytes: received });
+            return;
+          }
+          chunks.push(chunk);
+        });
+        response.on('end', () =>
+          done({ status: response.statusCode, body: Buffer.concat(chunks), bytes: received }),
+        );
+        response.on('error', (error) =>
+          done({ status: response.statusCode, error: error.code ?? error.message }),
+        );
+        response.on('aborted', () => done({ status: response.statusCode, error: 'aborted' }));
+      },
+    );
+    request.on('timeout', () => request.destroy(new Error('timeout')));
+    request.on('error', (error) => done({ error: error.code ?? error.message }));
+    request.end(payload);
+  });
+}
+
+// ---- metrics ----
+
+function sample(text, name, labels = {}) {
+  const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`);
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#')) continue;
+    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!match || match[1] !== name) continue;
+    const present = (match[2] ?? '').split(/,(?=[a-zA-Z_]+=")/);
+    if (wanted.every((label) => present.includes(label))) return Number(match[3]);
+  }
+  return Number.NaN;
+}
+
+async function scrape(instance) {
+  const response = await fetch(`http://127.0.0.1:${instance.metricsPort}/metrics`, {
+    signal: AbortSignal.timeout(5000),
+  });
+  const text = await response.text();
+  return {
+    rss: sample(text, 'process_resident_memory_bytes'),
+    handles: sample(text, 'nodejs_active_handles_total'),
+    heap: sample(text, 'nodejs_heap_size_used_bytes'),
+    external: sample(text, 'nodejs_external_memory_bytes'),
+    used: sample(text, 'db_client_connection_count', { state: 'used' }),
+    idle: sample(text, 'db_client_connection_count', { state: 'idle' }),
+    pending: sample(text, 'db_client_connection_pending_requests'),
+    ready: sample(text, 'petstore_ready'),
+  };
+}
+
+// ---- the service, Redis, PostgreSQL ----
+
+const redis = { port: 0, child: null };
+const redisPrefix = `soak:${runId}:`;
+
+function startRedis() {
+  const log = openSync(`${work}/redis.log`, 'a');
+  const child = spawn(
+    'redis-server',
+    [
+      '--port',
+      String(redis.port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      work,
+    ],
+    { stdio: ['ignore', log, log] },
+  );
+  track(child);
+  redis.child = child;
+  redis.exited = new Promise((resolve) => child.on('exit', resolve));
+}
+
+async function waitRedis() {
+  const deadline = Date.now() + 10000;
+  while (Date.now() < deadline) {
+    const client = new Redis({ port: redis.port, lazyConnect: true, maxRetriesPerRequest: 0 });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      if ((await client.ping()) === 'PONG') return;
+    } catch {
+      // not up yet
+    } finally {
+      client.disconnect();
+    }
+    await sleep(50);
+  }
+  throw new Error('Redis did not start within 10 s');
+}
+
+function startInstance(instance) {
+  const log = openSync(`${work}/${instance.name}.log`, 'a');
+  const child = spawn(process.execPath, [`${work}/app/dist/main.js`], {
+    cwd: `${work}/app`,
+    env: {
+      PATH: process.env.PATH,
+      NODE_ENV: 'production',
+      PORT: String(instance.port),
+      METRICS_PORT: String(instance.metricsPort),
+      METRICS_HOST: '127.0.0.1',
+      DATABASE_URL: databaseUrl,
+      DB_POOL_SIZE: String(POOL_SIZE),
+      BOOTSTRAP_API_KEY: KEY,
+      SEED_DEMO: 'true',
+      LOG_LEVEL: 'warn',
+      TRUST_PROXY: 'loopback',
+      REDIS_URL: `redis://127.0.0.1:${redis.port}`,
+      RATE_LIMIT_REDIS_PREFIX: redisPrefix,
+      // Keyed load is counted (in Redis) but never limited; calls without a key are, at 30/min.
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '30',
+      SHUTDOWN_DRAIN_DELAY_MS: '0',
+    },
+    stdio: ['ignore', log, log],
+  });
+  track(child);
+  instance.child = child;
+  instance.exited = new Promise((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  say(
+    `started ${instance.name} (pid ${child.pid}, port ${instance.port}, metrics ${instance.metricsPort})`,
+  );
+}
+
+async function waitReady(instance, deadlineMs = 90000) {
+  const deadline = Date.now() + deadlineMs;
+  while (Date.now() < deadline) {
+    const outcome = await call({ port: instance.port, path: '/health/ready', timeoutMs: 2000 });
+    if (outcome.status === 200) return;
+    await sleep(200);
+  }
+  throw new Error(`${instance.name} was not ready within ${deadlineMs / 1000}s`);
+}
+
+// ---- load ----
+
+const outcomes = []; // { kind, started, ended, status, error, ok }
+let running = true;
+let petId = 1;
+
+function record(kind, outcome, ok) {
+  outcomes.push({
+    kind,
+    started: outcome.started,
+    ended: outcome.ended,
+    status: outcome.status,
+    error: outcome.error,
+    ok,
+  });
+}
+
+async function mixedWorker(nginxPort, index) {
+  let n = 0;
+  while (running) {
+    n++;
+    const pick = (n * 7 + index) % 10;
+    if (pick < 4) {
+      const o = await call({ port: nginxPort, path: '/v1/categories', headers: AUTH });
+      record('GET /v1/categories', o, o.status === 200);
+    } else if (pick < 6) {
+      const o = await call({ port: nginxPort, path: `/v1/pets/${petId}`, headers: AUTH });
+      record('GET /v1/pets/{id}', o, o.status === 200);
+    } else {
+      const placed = await call({
+        port: nginxPort,
+        method: 'POST',
+        path: '/v1/store/orders',
+        headers: AUTH,
+        body: { petId, quantity: 1 },
+      });
+      record('POST /v1/store/orders', placed, placed.status === 201);
+      if (placed.status === 201) {
+        const { id } = JSON.parse(placed.body.toString('utf8'));
+        const read = await call({ port: nginxPort, path: `/v1/store/orders/${id}`, headers: AUTH });
+        record('GET /v1/store/orders/{id}', read, read.status === 200);
+        const cancelled = await call({
+          port: nginxPort,
+          method: 'DELETE',
+          path: `/v1/store/orders/${id}`,
+          headers: AUTH,
+        });
+        record(
+          'DELETE /v1/store/orders/{id}',
+          cancelled,
+          cancelled.status >= 200 && cancelled.status < 300,
+        );
+      }
+    }
+    await sleep(20);
+  }
+}
+
+const streams = { full: 0, abandoned: 0, largest: 0 };
+async function streamWorker(nginxPort) {
+  let n = 0;
+  while (running) {
+    n++;
+    if (n % 2 === 0) {
+      // Halfway through a 100 000-order list (about 10 MB), the client hangs up.
+      const o = await call({
+        port: nginxPort,
+        path: '/v1/store/orders',
+        headers: AUTH,
+        abandonAfter: 4 * 1024 * 1024,
+        timeoutMs: 120000,
+      });
+      const ok = o.status === 200 && o.abandoned === true;
+      if (ok) streams.abandoned++;
+      record('listOrders, abandoned halfway', o, ok);
+    } else {
+      const o = await call({
+        port: nginxPort,
+        path: '/v1/store/orders',
+        headers: AUTH,
+        timeoutMs: 120000,
+      });
+      let count = -1;
+      if (o.status === 200 && !o.error) {
+        try {
+          count = JSON.parse(o.body.toString('utf8')).length;
+        } catch {
+          count = -1;
+        }
+      }
+      const ok = count >= ORDERS;
+      if (ok) {
+        streams.full++;
+        streams.largest = Math.max(streams.largest, count);
+      }
+      record(
+        'listOrders, read to the end',
+        { ...o, error: o.error ?? (ok ? undefined : `${count} orders`) },
+        ok,
+      );
+    }
+    await sleep(300);
+  }
+}
+
+async function limitedWorker(nginxPort) {
+  while (running) {
+    const o = await call({ port: nginxPort, path: '/v1/categories' });
+    record('GET without a key (limited)', o, o.status === 401 || o.status === 429);
+    await sleep(250);
+  }
+}
+
+// ---- restarts ----
+
+const windows = []; // { what, from, to } : outages
+const recoveries = []; // { what, instance, ms }
+
+async function restartRedis(instances) {
+  say('Redis: SIGTERM');
+  const from = Date.now();
+  redis.child.kill('SIGTERM');
+  await redis.exited;
+  await sleep(1000);
+  startRedis();
+  await waitRedis();
+  const up = Date.now();
+  say(`Redis: back after ${up - from} ms; waiting for each instance to count in it again`);
+  const client = new Redis({ port: redis.port, maxRetriesPerRequest: 1 });
+  client.on('error', () => undefined);
+  let probe = 0;
+  try {
+    await Promise.all(
+      instances.map(async (instance, i) => {
+        const deadline = up + 15000;
+        while (Date.now() < deadline) {
+          // A call without a key from an address of its own: counted per address, in Redis.
+          const address = `10.77.${i}.${++probe % 250}`;
+          await call({
+            port: instance.port,
+            path: '/v1/categories',
+            headers: { 'x-forwarded-for': address },
+            timeoutMs: 2000,
+          });
+          const keys = await client.keys(`${redisPrefix}*${address}*`).catch(() => []);
+          if (keys.length > 0) {
+            recoveries.push({ what: 'Redis', instance: instance.name, ms: Date.now() - up });
+            return;
+          }
+          await sleep(50);
+        }
+        recoveries.push({ what: 'Redis', instance: instance.name, ms: Number.POSITIVE_INFINITY });
+      }),
+    );
+  } finally {
+    client.disconnect();
+  }
+  windows.push({ what: 'Redis', from, to: Date.now() });
+}
+
+async function restartPostgres(instances, nginxPort) {
+  say('PostgreSQL: pg_ctl stop -m fast');
+  const from = Date.now();
+  await run(`${pgCtl} stop -m fast -w`);
+  await sleep(2000);
+  await run(`${pgCtl} start -w`);
+  const up = Date.now();
+  say(`PostgreSQL: back after ${up - from} ms; waiting for each instance to serve again`);
+  await Promise.all(
+    instances.map(async (instance) => {
+      const deadline = up + 15000;
+      while (Date.now() < deadline) {
+        const o = await call({
+          port: instance.port,
+          path: '/v1/categories',
+          headers: AUTH,
+          timeoutMs: 3000,
+        });
+        if (o.status === 200) {
+          recoveries.push({ what: 'PostgreSQL', instance: instance.name, ms: Date.now() - up });
+          return;
+        }
+        await sleep(50);
+      }
+      recoveries.push({
+        what: 'PostgreSQL',
+        instance: instance.name,
+        ms: Number.POSITIVE_INFINITY,
+      });
+    }),
+  );
+  // nginx stops sending to a replica that failed for fail_timeout: clients see the recovery
+  // once it sends again. The outage, for the requests it excuses, ends there.
+  const deadline = up + 15000;
+  let through = Number.POSITIVE_INFINITY;
+  while (Date.now() < deadline) {
+    const o = await call({
+      port: nginxPort,
+      path: '/v1/categories',
+      headers: AUTH,
+      timeoutMs: 3000,
+    });
+    if (o.status === 200) {
+      through = Date.now() - up;
+      break;
+    }
+    await sleep(50);
+  }
+  recoveries.push({ what: 'PostgreSQL', instance: 'through nginx', ms: through });
+  windows.push({ what: 'PostgreSQL', from, to: Date.now() });
+}
+
+// ---- the run ----
+
+const median = (values) => {
+  const sorted = [...values].sort((x, y) => x - y);
+  return sorted[Math.floor(sorted.length / 2)];
+};
+const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+async function settle(instance) {
+  // Three scrapes a second apart: the median, so one GC or scrape is no outlier.
+  const samples = [];
+  for (let i = 0; i < 3; i++) {
+    samples.push(await scrape(instance));
+    await sleep(1000);
+  }
+  return {
+    rss: median(samples.map((s) => s.rss)),
+    handles: median(samples.map((s) => s.handles)),
+    heap: median(samples.map((s) => s.heap)),
+    external: median(samples.map((s) => s.external)),
+  };
+}
+
+async function main() {
+  const ports = await freePorts(6);
+  redis.port = ports[0];
+  startRedis();
+  await waitRedis();
+  say(`Redis on 127.0.0.1:${redis.port}`);
+
+  const instances = [];
+  instances.push({ name: 'a', port: ports[1], metricsPort: ports[2] });
+  instances.push({ name: 'b', port: ports[3], metricsPort: ports[4] });
+  for (const instance of instances) startInstance(instance);
+  await Promise.all(instances.map((instance) => waitReady(instance)));
+  say('both instances ready');
+
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    // The service makes DB_STATEMENT_TIMEOUT_MS the role's setting; seeding may take longer.
+    await db.query('SET statement_timeout = 0');
+    petId = (await db.query('SELECT min(id)::int AS id FROM pets')).rows[0].id;
+    await db.query(
+      `INSERT INTO orders (pet_id, quantity, status)
+       SELECT $1, 1 + g % 10, (ARRAY['pending', 'cancelled'])[1 + g % 2] FROM generate_series(1, $2) g`,
+      [petId, ORDERS],
+    );
+  } finally {
+    await db.end();
+  }
+  say(`${ORDERS} orders inserted`);
+
+  const nginxPort = ports[5];
+  const nginx = await startNginx({
+    nginxBin,
+    dir: `${work}/nginx`,
+    nginxPort,
+    ports: instances.map((instance) => instance.port),
+    failTimeoutS: 2,
+    track,
+    say,
+  });
+
+  const loadStart = Date.now();
+  const at = (seconds) => sleep(Math.max(0, loadStart + seconds * 1000 - Date.now()));
+  say(
+    `load for ${SECONDS}s (warm-up ${WARMUP_S}s): ${MIXED_WORKERS} mixed workers, 1 stream, 1 over its limit`,
+  );
+  const workers = [
+    ...Array.from({ length: MIXED_WORKERS }, (_, i) => mixedWorker(nginxPort, i)),
+    streamWorker(nginxPort),
+    limitedWorker(nginxPort),
+  ];
+
+  await at(WARMUP_S);
+  const baseline = {};
+  for (const instance of instances) {
+    const s = await settle(instance);
+    baseline[instance.name] = s;
+    say(`after warm-up, ${instance.name}: RSS ${mb(s.rss)}, handles ${s.handles}`);
+  }
+  const measured = SECONDS - WARMUP_S;
+  await at(WARMUP_S + measured * 0.3);
+  await restartRedis(instances);
+  await at(WARMUP_S + measured * 0.6);
+  await restartPostgres(instances, nginxPort);
+  await at(SECONDS);
+  running = false;
+  say('load stopping');
+  await Promise.all(workers);
+  agent.destroy();
+  say('load stopped');
+
+  // ---- checks ----
+  // "Come back": garbage of the last streams is not growth. V8's memory reducer collects some
+  // seconds after the allocation rate drops, so each instance gets up to SETTLE_MS to return
+  // within the limit; a leak never does.
+  const after = {};
+  const settleStart = Date.now();
+  for (const instance of instances) {
+    let e = await settle(instance);
+    const b = baseline[instance.name];
+    const back = () => e.rss <= b.rss * GROWTH_LIMIT && e.handles <= b.handles * GROWTH_LIMIT;
+    while (!back() && Date.now() - settleStart < SETTLE_MS) {
+      await sleep(2000);
+      e = await settle(instance);
+    }
+    after[instance.name] = { ...e, after: Date.now() - settleStart };
+  }
+
+  const pools = {};
+  for (const instance of instances) {
+    const deadline = Date.now() + 10000;
+    let s = await scrape(instance);
+    while ((s.used > 0 || s.pending > 0) && Date.now() < deadline) {
+      await sleep(200);
+      s = await scrape(instance);
+    }
+    pools[instance.name] = s;
+  }
+  const check = new pg.Client({ connectionString: databaseUrl, application_name: 'soak-check' });
+  await check.connect();
+  const activity = (
+    await check.query(
+      `SELECT state, count(*)::int AS n, count(*) FILTER (WHERE now() - state_change > interval '1 second')::int AS stuck
+       FROM pg_stat_activity WHERE application_name = 'petstore-api' GROUP BY state`,
+    )
+  ).rows;
+  await check.end();
+  const backends = activity.reduce((sum, row) => sum + row.n, 0);
+  const busy = activity
+    .filter((row) => row.state !== 'idle')
+    .reduce((sum, row) => sum + row.stuck, 0);
+
+  const inWindow = (o, what) =>
+    windows.some((w) => (!what || w.what === what) && o.started <= w.to && o.ended >= w.from);
+  const failed = outcomes.filter((o) => !o.ok);
+  const outside = failed.filter((o) => !inWindow(o, 'PostgreSQL'));
+  const inside = failed.filter((o) => inWindow(o, 'PostgreSQL'));
+  const bad5xx = outcomes.filter(
+    (o) => o.status >= 500 && !(o.status === 503 && inWindow(o, 'PostgreSQL')),
+  );
+  const insideNot503 = inside.filter(
+    (o) => o.status !== 503 && !(o.kind.startsWith('listOrders') && o.status === 200),
+  );
+
+  // ---- the tables ----
+  const kinds = [...new Set(outcomes.map((o) => o.kind))];
+  const rows = kinds.map((kind) => {
+    const of = outcomes.filter((o) => o.kind === kind);
+    const statuses = {};
+    for (const o of of) {
+      const key = o.error ? `error ${o.error}` : String(o.status);
+      statuses[key] = (statuses[key] ?? 0) + 1;
+    }
+    return [kind, of.length, of.filter((o) => o.ok).length, JSON.stringify(statuses)];
+  });
+  const table = (header, body) => {
+    const widths = header.map((h, i) =>
+      Math.max(String(h).length, ...body.map((r) => String(r[i]).length)),
+    );
+    const line = (r) => `| ${r.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
+    console.log(line(header));
+    console.log(`| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`);
+    for (const r of body) console.log(line(r));
+  };
+  const durations = outcomes
+    .filter((o) => o.kind === 'GET /v1/categories' && o.ok)
+    .map((o) => o.ended - o.started);
+
+  console.log(`\n== soak: ${SECONDS}s of load (warm-up ${WARMUP_S}s), ${outcomes.length} requests`);
+  table(['requests', 'sent', 'as expected', 'answers'], rows);
+  console.log('');
+  const checks = [];
+  const add = (figure, value, limit, ok) => {
+    checks.push([figure, value, limit, ok ? 'ok' : 'FAIL']);
+    if (!ok) fail(`${figure}: ${value} (limit ${limit})`);
+  };
+  for (const instance of instances) {
+    const b = baseline[instance.name];
+    const e = after[instance.name];
+    add(
+      `${instance.name}: RSS after warm-up → after the load`,
+      `${mb(b.rss)} → ${mb(e.rss)} (${((e.rss / b.rss - 1) * 100).toFixed(1)} %, ${(e.after / 1000).toFixed(0)} s after the load)`,
+      '+10 %',
+      e.rss <= b.rss * GROWTH_LIMIT,
+    );
+    checks.push([
+      `${instance.name}: V8 heap used / external memory`,
+      `${mb(b.heap)} → ${mb(e.heap)} / ${mb(b.external)} → ${mb(e.external)}`,
+      '-',
+      '',
+    ]);
+    add(
+      `${instance.name}: event-loop handles`,
+      `${b.handles} → ${e.handles}`,
+      '+10 %',
+      e.handles <= b.handles * GROWTH_LIMIT,
+    );
+    const p = pools[instance.name];
+    add(
+      `${instance.name}: pool used / idle / waiting`,
+      `${p.used} / ${p.idle} / ${p.pending}`,
+      'used 0, waiting 0',
+      p.used === 0 && p.pending === 0,
+    );
+  }
+  add(
+    'pg_stat_activity: service connections / busy for over 1 s',
+    `${backends} / ${busy}`,
+    `≤ ${2 * POOL_SIZE} / 0`,
+    backends <= 2 * POOL_SIZE && busy === 0,
+  );
+  for (const r of recoveries) {
+    add(
+      `${r.instance}: recovery after the ${r.what} restart`,
+      Number.isFinite(r.ms) ? `${r.ms} ms` : 'never (15 s)',
+      `${RECOVERY_LIMIT_MS} ms`,
+      r.ms <= RECOVERY_LIMIT_MS,
+    );
+  }
+  add('failed requests outside the PostgreSQL outage', outside.length, '0', outside.length === 0);
+  add(
+    'failed during the PostgreSQL outage (503s, cut streams)',
+    inside.length,
+    'only 503 or a cut stream',
+    insideNot503.length === 0,
+  );
+  add('5xx other than 503 during the PostgreSQL outage', bad5xx.length, '0', bad5xx.length === 0);
+  add(
+    '429 answers (over the limit)',
+    outcomes.filter((o) => o.status === 429).length,
+    '> 0',
+    outcomes.some((o) => o.status === 429),
+  );
+  add(
+    'listOrders read to the end / abandoned halfway',
+    `${streams.full} / ${streams.abandoned} (largest ${streams.largest})`,
+    '≥ 1 / ≥ 1',
+    streams.full >= 1 && streams.abandoned >= 1,
+  );
+  checks.push([
+    'GET /v1/categories latency p50 / p99',
+    `${median(durations)} ms / ${[...durations].sort((x, y) => x - y)[Math.floor(durations.length * 0.99)]} ms`,
+    '-',
+    '',
+  ]);
+  table(['figure', 'value', 'limit', ''], checks);
+  for (const o of outside.slice(0, 10)) {
+    console.log(
+      `  failed outside the outage: ${o.kind} at ${((o.started - t0) / 1000).toFixed(1)}s: ${o.error ?? o.status}`,
+    );
+  }
+
+  nginx.child.kill('SIGQUIT');
+  await Promise.race([nginx.exited, sleep(10000)]);
+  for (const instance of instances) {
+    instance.child.kill('SIGTERM');
+    const result = await Promise.race([instance.exited, sleep(15000).then(() => null)]);
+    if (!result || result.code !== 0)
+      fail(`${instance.name} did not stop cleanly: ${JSON.stringify(result)}`);
+  }
+}
+
+try {
+  await main();
+} catch (error) {
+  fail(error instanceof Error ? error.message : String(error));
+} finally {
+  running = false;
+  await stopEverything();
+}
+if (failures.length > 0) {
+  console.log(`\nsoak: FAILED (${failures.length})\n  ${failures.join('\n  ')}`);
+  process.exit(1);
+}
+console.log('\nsoak: passed');
