@@ -39,7 +39,9 @@ describe('HTTP errors (e2e)', () => {
   describe('unknown routes', () => {
     const routes: Array<[Uppercase<HttpMethod>, string]> = [
       ['GET', '/v1/nope'],
-      ['GET', '/v2/store/orders'],
+      ['GET', '/v3/store/orders'],
+      ['GET', '/v2/pets/1'],
+      ['GET', '/v2/nope'],
       ['GET', '/v1/store'],
       ['PUT', '/v1/categories'],
       ['PATCH', '/v1/store/orders/1'],
@@ -351,7 +353,7 @@ describe('HTTP errors (e2e)', () => {
       send: () => t.http.get('/v1/pets/987654321').set('Authorization', t.auth),
     },
     { label: 'an unknown route', status: 404, send: () => t.http.get('/v1/nope') },
-    { label: 'an unknown version', status: 404, send: () => t.http.get('/v2/store/orders') },
+    { label: 'an unknown version', status: 404, send: () => t.http.get('/v3/store/orders') },
     {
       label: 'a body over 16 KiB',
       status: 413,
