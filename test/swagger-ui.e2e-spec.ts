@@ -191,15 +191,21 @@ describe('Swagger UI at /docs in Chromium (e2e)', () => {
   });
 
   it('shows a beta badge beside every v2 operation', () => {
-    expect(v2Badges).toEqual({
-      listOrders: 'beta',
-      placeOrder: 'beta',
-      getOrderById: 'beta',
-      shipOrder: 'beta',
-      cancelOrder: 'beta',
-      listCategories: 'beta',
-      createCategory: 'beta',
-    });
+    // v2's store and category operations, and whatever else v2 holds (the webhooks).
+    expect(Object.keys(v2Badges)).toEqual(
+      expect.arrayContaining([
+        'listOrders',
+        'placeOrder',
+        'getOrderById',
+        'shipOrder',
+        'cancelOrder',
+        'listCategories',
+        'createCategory',
+      ]),
+    );
+    for (const [operationId, badge] of Object.entries(v2Badges)) {
+      expect({ operationId, badge }).toEqual({ operationId, badge: 'beta' });
+    }
   });
 
   it('shows an experimental badge beside the experimental v1 operations, and none elsewhere', async () => {
