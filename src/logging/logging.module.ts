@@ -39,14 +39,24 @@ function outcome(request: IncomingMessage, value: object): object {
 }
 
 export function createHttpLogger(config: AppConfig): HttpLogger {
-  const logger = pino({
+  const options = {
     level: config.logLevel,
     redact: { paths: REDACTED, censor: '[redacted]' },
-    transport:
-      config.logFormat === 'pretty'
-        ? { target: 'pino-pretty', options: { singleLine: true, translateTime: 'SYS:HH:MM:ss.l' } }
-        : undefined,
-  });
+  };
+  const logger =
+    config.logFormat === 'pretty'
+      ? pino({
+          ...options,
+          transport: {
+            target: 'pino-pretty',
+            options: { singleLine: true, translateTime: 'SYS:HH:MM:ss.l' },
+          },
+        })
+      : // Asynchronous writes to stdout: a request no longer waits for its log line's write()
+        // system call; lines written while one is in flight go out together in the next. No
+        // minimum length, so a line still leaves at once on a quiet instance. pino flushes
+        // what is pending synchronously when the process exits (its own exit handler).
+        pino(options, pino.destination({ dest: 1, sync: false }));
   return pinoHttp({
     logger,
     // The id the request-id middleware settled on (the caller's, when sane).
