@@ -2,10 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
+import { appDatabaseUrls } from './test-database.js';
 
 /** The built service (`npm test` builds it first), run as operators run it: `node dist/main.js`. */
 const MAIN = resolve('dist', 'main.js');
-
 export interface ServiceProcess {
   child: ChildProcess;
   port: number;
@@ -42,6 +42,14 @@ export async function startService(
 ): Promise<ServiceProcess> {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run npm run build (npm test does)`);
   const port = env.PORT ? Number(env.PORT) : await freePort();
+  if (env.DATABASE_URL && !env.DATABASE_DIRECT_URL) {
+    const urls = appDatabaseUrls(env.DATABASE_URL);
+    env = {
+      ...env,
+      DATABASE_URL: urls.pooled,
+      ...(urls.direct && { DATABASE_DIRECT_URL: urls.direct }),
+    };
+  }
   const child = spawn(process.execPath, [MAIN], {
     env: {
       PATH: process.env.PATH ?? '',

@@ -8,7 +8,7 @@ import { APP_OPTIONS, configureApp } from '../../src/app.setup.js';
 import { ApiKeysService } from '../../src/auth/api-keys.service.js';
 import { loadConfig, type AppConfig } from '../../src/config/app-config.js';
 import { OpenApiValidator } from './openapi-validator.js';
-import { createTestDatabase, testRun } from './test-database.js';
+import { appDatabaseUrls, createTestDatabase, testRun } from './test-database.js';
 
 /** One running instance of the app. */
 export interface AppInstance {
@@ -49,7 +49,8 @@ export async function startAppInstance(
     // Every key check reaches the database unless a test turns the cache on: tests revoke keys.
     apiKeyCacheTtlMs: 0,
     ...overrides,
-    databaseUrl,
+    databaseUrl: appDatabaseUrls(databaseUrl).pooled,
+    databaseDirectUrl: overrides.databaseDirectUrl ?? appDatabaseUrls(databaseUrl).direct,
   };
   const moduleRef = await Test.createTestingModule({
     imports: [AppModule.forRoot(config)],

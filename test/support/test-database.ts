@@ -18,6 +18,22 @@ export const testRun = {
   runId: () => requireEnv('PETSTORE_TEST_RUN_ID'),
 };
 
+/**
+ * With PETSTORE_TEST_PGBOUNCER_URL (scripts/test-pgbouncer.sh), the URLs an app under test gets
+ * for a database of the run's server: requests through PgBouncer (transaction pooling), and
+ * the direct URL as DATABASE_DIRECT_URL. Other servers (a test's private cluster) stay direct.
+ */
+export function appDatabaseUrls(directUrl: string): { pooled: string; direct?: string } {
+  const pgbouncer = process.env.PETSTORE_TEST_PGBOUNCER_URL;
+  const admin = process.env.PETSTORE_TEST_ADMIN_URL;
+  if (!pgbouncer || !admin || new URL(directUrl).host !== new URL(admin).host) {
+    return { pooled: directUrl };
+  }
+  const pooled = new URL(pgbouncer);
+  pooled.pathname = new URL(directUrl).pathname;
+  return { pooled: pooled.toString(), direct: directUrl };
+}
+
 /** URL of `database` on the server that `serverUrl` points at. */
 export function databaseUrl(serverUrl: string, database: string): string {
   const url = new URL(serverUrl);
