@@ -75,6 +75,7 @@ const EXPOSED_HEADERS = [
   'Sunset',
   'Link',
   'WWW-Authenticate',
+  'Idempotent-Replayed',
 ];
 
 /**

@@ -22,7 +22,9 @@ import {
   extraHeaders,
   hostileJsonValue,
   hostileText,
+  idempotencyKeyValue,
   isContractId,
+  judgeIdempotencyKey,
   judgeAuthorization,
   judgeBody,
   jsonSpace,
@@ -65,6 +67,7 @@ const RUNS = {
   unknownFields: 60,
   bodyStructure: 80,
   headers: 40,
+  idempotencyKeys: 80,
   queries: 60,
 } as const;
 
@@ -484,6 +487,71 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
         expect(count.sent).toBeGreaterThan(count.runs / 2);
       },
     );
+
+    it(`placeOrder and createCategory: any Idempotency-Key answers 201, a replay, 422 IDEMPOTENCY_KEY_REUSED or 400 naming the header, never 5xx (${RUNS.idempotencyKeys} runs)`, async () => {
+      const count = tally('Idempotency-Key');
+      const idempotent = operations.filter((operation) =>
+        ['placeOrder', 'createCategory'].includes(operation.operationId),
+      );
+      /** First answers by operation and key (the record outlives the run). */
+      const firstAnswers = new Map<string, Response>();
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom(...idempotent),
+          idempotencyKeyValue,
+          async (operation, value) => {
+            count.runs++;
+            // placeOrder's body is the same every time (a repeat is a replay); createCategory's
+            // name is new every time (a repeat is a reuse).
+            const { path, body } = await operation.arrange();
+            const before = await dataSnapshot(t.db);
+            const res = await sendUnlessRefused(() =>
+              t.http[operation.method](path)
+                .set('Authorization', t.auth)
+                .set('Idempotency-Key', value)
+                .send(body),
+            );
+            if (res === NOT_SENDABLE) {
+              count.notSendable++;
+              return;
+            }
+            countStatus(count, res);
+            expectSaneAnswer(res);
+            t.spec.check(operation.operationId, res);
+            const after = await dataSnapshot(t.db);
+            const key = judgeIdempotencyKey(value);
+            const first = firstAnswers.get(`${operation.operationId} ${key}`);
+            if (key === undefined) {
+              expectError(res, 400, 'VALIDATION_FAILED', [value]);
+              expect(res.body.message).toContain('Idempotency-Key');
+            } else if (first === undefined) {
+              expect(res.status).toBe(operation.success);
+              expect(res.headers['idempotent-replayed']).toBeUndefined();
+              firstAnswers.set(`${operation.operationId} ${key}`, res);
+              expectOneRowWritten(before, after, operation.writes ?? 'orders');
+              return;
+            } else if (operation.operationId === 'placeOrder') {
+              expect({
+                status: res.status,
+                text: res.text,
+                location: res.headers.location,
+                replayed: res.headers['idempotent-replayed'],
+              }).toEqual({
+                status: first.status,
+                text: first.text,
+                location: first.headers.location,
+                replayed: 'true',
+              });
+            } else {
+              expectError(res, 422, 'IDEMPOTENCY_KEY_REUSED');
+            }
+            expect(after).toEqual(before);
+          },
+        ),
+        assertOptions(RUNS.idempotencyKeys),
+      );
+      expect(count.sent).toBeGreaterThan(count.runs / 2);
+    });
   });
 
   // -------------------------------------------------------------------------------------------

@@ -6,9 +6,14 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import { ApiErrorResponses } from '../common/errors/api-error-responses.decorator.js';
+import {
+  ApiErrorResponses,
+  IDEMPOTENT_REPLAYED_HEADER,
+} from '../common/errors/api-error-responses.decorator.js';
 import { ErrorCode } from '../common/errors/error-code.js';
 import { JsonBodyInterceptor } from '../common/http/json-body.interceptor.js';
+import type { IdempotentAnswer, IdempotentRequest } from '../idempotency/idempotency.service.js';
+import { Idempotent, IdempotencyKey } from '../idempotency/idempotent.decorator.js';
 import { CategoriesService } from './categories.service.js';
 import { CategoryDto } from './dto/category.dto.js';
 import { CreateCategoryDto } from './dto/create-category.dto.js';
@@ -33,6 +38,7 @@ export class CategoriesController {
 
   @Post()
   @HttpCode(HttpStatus.CREATED)
+  @Idempotent({ version: 'v1', operation: 'createCategory' })
   @UseInterceptors(JsonBodyInterceptor)
   @ApiOperation({
     operationId: 'createCategory',
@@ -40,15 +46,27 @@ export class CategoriesController {
     description:
       'The name is trimmed and must be unique ignoring case (409 CATEGORY_EXISTS). Unknown fields are refused.',
   })
-  @ApiCreatedResponse({ type: CategoryDto, description: 'The created category with its new id' })
+  @ApiCreatedResponse({
+    type: CategoryDto,
+    description: 'The created category with its new id',
+    headers: IDEMPOTENT_REPLAYED_HEADER,
+  })
   @ApiErrorResponses(
     ErrorCode.VALIDATION_FAILED,
     ErrorCode.MALFORMED_JSON,
     ErrorCode.CATEGORY_EXISTS,
     ErrorCode.PAYLOAD_TOO_LARGE,
     ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+    ErrorCode.IDEMPOTENCY_KEY_IN_USE,
+    ErrorCode.IDEMPOTENCY_KEY_REUSED,
   )
-  async create(@Body() body: CreateCategoryDto): Promise<CategoryDto> {
+  async create(
+    @Body() body: CreateCategoryDto,
+    @IdempotencyKey() idempotency: IdempotentRequest | undefined,
+  ): Promise<CategoryDto | IdempotentAnswer> {
+    if (idempotency) {
+      return this.categories.createIdempotent(body.name, body.description, idempotency);
+    }
     return CategoryDto.from(await this.categories.create(body.name, body.description));
   }
 }

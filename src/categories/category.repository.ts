@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { outboxCtes } from '../webhooks/outbox.js';
+import { withCompanions, type Companion } from '../database/companion-statements.js';
+import { outboxCompanion } from '../webhooks/outbox.js';
+import { CATEGORY_COLUMNS } from './category-json.js';
 import { CategoryEntity } from './category.entity.js';
 
 @Injectable()
@@ -45,24 +47,37 @@ export class CategoryRepository {
   /**
    * Inserts the category with its category.created event; null when the name is taken
    * (ignoring case). One statement: the unique index decides, so two concurrent creates of one
-   * name cannot both succeed, and a refused one records no event.
+   * name cannot both succeed, and a refused one records no event. Companions
+   * (src/database/companion-statements.ts) commit with it; their outputs are answered by name.
    */
   async insertUnlessNameTaken(
     name: string,
     description: string | null,
-  ): Promise<CategoryEntity | null> {
-    const rows: Array<{ id: string; name: string; description: string | null }> =
-      await this.categories.query(
-        `WITH changed AS (
-           INSERT INTO categories (name, description) VALUES ($1, $2)
-           ON CONFLICT ((lower(name))) DO NOTHING
-           RETURNING id, name, description,
-             json_strip_nulls(json_build_object('id', id, 'name', name, 'description', description)) AS data
-         ), ${outboxCtes('category.created')}
-         SELECT id, name, description FROM changed`,
-        [name, description],
-      );
+    companions: readonly Companion[] = [],
+  ): Promise<{ category: CategoryEntity | null; outputs: Record<string, unknown> }> {
+    const statement = withCompanions(
+      (gate) => ({
+        sql: `INSERT INTO categories (name, description) SELECT $1, $2 WHERE ${gate}
+              ON CONFLICT ((lower(name))) DO NOTHING
+              RETURNING ${CATEGORY_COLUMNS},
+                json_strip_nulls(json_build_object('id', id, 'name', name, 'description', description)) AS data`,
+        params: [name, description],
+      }),
+      [outboxCompanion('category.created'), ...companions],
+    );
+    const rows: Array<
+      { id: string | null; name: string; description: string | null } & Record<string, unknown>
+    > = await this.categories.query(statement.sql, [...statement.params]);
     const row = rows[0];
-    return row ? { id: Number(row.id), name: row.name, description: row.description } : null;
+    const outputs = Object.fromEntries(
+      companions.map((companion) => [companion.name, row?.[companion.name] ?? null]),
+    );
+    return {
+      category:
+        row && row.id !== null
+          ? { id: Number(row.id), name: row.name, description: row.description }
+          : null,
+      outputs,
+    };
   }
 }

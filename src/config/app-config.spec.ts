@@ -19,6 +19,7 @@ describe('loadConfig', () => {
         migrateOnStart: true,
       },
       apiKeyCacheTtlMs: 20_000,
+      idempotency: { retentionSeconds: 86_400, lockSeconds: 10, purgeIntervalSeconds: 300 },
     });
     expect(config.dataDir).toMatch(/\.data$/);
     expect(config.petsSunsetAt.getTime()).toBeGreaterThan(config.petsDeprecatedAt.getTime());
@@ -65,6 +66,14 @@ describe('loadConfig', () => {
     [{ METRICS_PORT: '3000' }, 'METRICS_PORT'],
     [{ PORT: '8080', METRICS_PORT: '8080' }, 'METRICS_PORT'],
     [{ METRICS_HOST: '127.0.0.1' }, 'METRICS_HOST'],
+    [{ IDEMPOTENCY_KEY_RETENTION_SECONDS: '0' }, 'IDEMPOTENCY_KEY_RETENTION_SECONDS'],
+    [{ IDEMPOTENCY_KEY_RETENTION_SECONDS: '1d' }, 'IDEMPOTENCY_KEY_RETENTION_SECONDS'],
+    [{ IDEMPOTENCY_KEY_LOCK_SECONDS: '0' }, 'IDEMPOTENCY_KEY_LOCK_SECONDS'],
+    [
+      { IDEMPOTENCY_KEY_RETENTION_SECONDS: '60', IDEMPOTENCY_KEY_LOCK_SECONDS: '60' },
+      'IDEMPOTENCY_KEY_LOCK_SECONDS',
+    ],
+    [{ IDEMPOTENCY_PURGE_INTERVAL_SECONDS: '0' }, 'IDEMPOTENCY_PURGE_INTERVAL_SECONDS'],
   ])('refuses %j with a one-line reason naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`^Invalid configuration: ${variable} `));

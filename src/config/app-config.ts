@@ -65,6 +65,18 @@ export interface AppConfig {
     migrateOnStart: boolean;
   };
   webhooks: WebhookConfig;
+  /** Idempotency-Key records (contract section 10). */
+  idempotency: {
+    /** How long an answer is remembered; after it, the key is free again. */
+    retentionSeconds: number;
+    /**
+     * How long a request holds its key before another may take it over (a crashed instance
+     * cannot hold it for good). Longer than a create can take: pool wait plus statement timeout.
+     */
+    lockSeconds: number;
+    /** How often each instance deletes expired records. */
+    purgeIntervalSeconds: number;
+  };
 }
 
 /** The webhook dispatcher that runs in every instance (contract section 11). */
@@ -123,6 +135,9 @@ export const CONFIG_DEFAULTS = {
   WEBHOOK_TIMEOUT_MS: 10_000,
   WEBHOOK_CLAIM_TTL_MS: 60_000,
   WEBHOOK_RETENTION_DAYS: 30,
+  IDEMPOTENCY_KEY_RETENTION_SECONDS: 86_400,
+  IDEMPOTENCY_KEY_LOCK_SECONDS: 10,
+  IDEMPOTENCY_PURGE_INTERVAL_SECONDS: 300,
 } as const;
 
 type Env = Record<string, string | undefined>;
@@ -204,6 +219,33 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const maxStreams = read.int('DB_MAX_STREAMS', Math.max(1, Math.floor(poolSize / 2)), 1, 1000);
   if (maxStreams > poolSize) {
     throw new ConfigError('DB_MAX_STREAMS', 'must not be greater than DB_POOL_SIZE');
+  }
+  const idempotency = {
+    retentionSeconds: read.int(
+      'IDEMPOTENCY_KEY_RETENTION_SECONDS',
+      CONFIG_DEFAULTS.IDEMPOTENCY_KEY_RETENTION_SECONDS,
+      1,
+      31_536_000,
+    ),
+    lockSeconds: read.int(
+      'IDEMPOTENCY_KEY_LOCK_SECONDS',
+      CONFIG_DEFAULTS.IDEMPOTENCY_KEY_LOCK_SECONDS,
+      1,
+      3600,
+    ),
+    purgeIntervalSeconds: read.int(
+      'IDEMPOTENCY_PURGE_INTERVAL_SECONDS',
+      CONFIG_DEFAULTS.IDEMPOTENCY_PURGE_INTERVAL_SECONDS,
+      1,
+      86_400,
+    ),
+  };
+  if (idempotency.lockSeconds >= idempotency.retentionSeconds) {
+    // A record must outlive its lock: else a running request's key could expire under it.
+    throw new ConfigError(
+      'IDEMPOTENCY_KEY_LOCK_SECONDS',
+      'must be less than IDEMPOTENCY_KEY_RETENTION_SECONDS',
+    );
   }
   return {
     port,
@@ -307,6 +349,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
         read.int('WEBHOOK_RETENTION_DAYS', CONFIG_DEFAULTS.WEBHOOK_RETENTION_DAYS, 1, 3650) *
         86_400_000,
     },
+    idempotency,
   };
 }
 

@@ -6,11 +6,12 @@ import { Repository } from 'typeorm';
 import { ServiceUnavailableError } from '../common/errors/domain-error.js';
 import type { AppConfig } from '../config/app-config.js';
 import { BatchedQueryStream } from '../database/batched-query-stream.js';
+import { withCompanions, type Companion } from '../database/companion-statements.js';
 import { InjectConfig } from '../config/app-config.provider.js';
-import { outboxCtes, SQL_ISO_UTC } from '../webhooks/outbox.js';
+import { outboxCompanion, outboxCtes, SQL_ISO_UTC } from '../webhooks/outbox.js';
 import type { OrderListFilter } from './dto/order-list.query.js';
 import { OrderEntity, OrderStatus, type Order } from './order.entity.js';
-import { ORDER_TEXT_COLUMNS, renderOrderJson } from './order-json.js';
+import { ORDER_COLUMNS, ORDER_TEXT_COLUMNS, renderOrderJson } from './order-json.js';
 
 /**
  * Lists up to this long cost one statement; longer ones a cursor, fetched this many rows at a
@@ -26,8 +27,6 @@ interface OrderRow {
   shipDate: Date | null;
   status: OrderStatus;
 }
-
-const ORDER_COLUMNS = `id, pet_id AS "petId", quantity, ship_date AS "shipDate", status`;
 
 /**
  * An order as the API shows it (OrderDto), rendered by PostgreSQL from a row with the orders
@@ -149,23 +148,30 @@ export class OrderRepository {
 
   /**
    * Inserts a pending order when the pet exists, with its order.placed event; null when the
-   * pet does not exist.
+   * pet does not exist. Companions (src/database/companion-statements.ts) commit with it, in the
+   * same statement; their outputs are answered by name.
    */
   async insertForExistingPet(
     petId: number,
     quantity: number,
     shipDate: Date | null,
-  ): Promise<Order | null> {
-    const rows: OrderRow[] = await this.orders.query(
-      `WITH changed AS (
-         INSERT INTO orders (pet_id, quantity, ship_date)
-         SELECT id, $2, $3 FROM pets WHERE id = $1
-         RETURNING ${ORDER_COLUMNS}, ${orderAsJson()} AS data
-       ), ${outboxCtes('order.placed')}
-       SELECT id, "petId", quantity, "shipDate", status FROM changed`,
-      [petId, quantity, shipDate],
+    companions: readonly Companion[] = [],
+  ): Promise<{ order: Order | null; outputs: Record<string, unknown> }> {
+    const statement = withCompanions(
+      (gate) => ({
+        sql: `INSERT INTO orders (pet_id, quantity, ship_date)
+              SELECT id, $2, $3 FROM pets WHERE id = $1 AND ${gate}
+              RETURNING ${ORDER_COLUMNS}, ${orderAsJson()} AS data`,
+        params: [petId, quantity, shipDate],
+      }),
+      [outboxCompanion('order.placed'), ...companions],
     );
-    return rows[0] ? toOrder(rows[0]) : null;
+    const rows: Array<OrderRow & Record<string, unknown>> = await this.orders.query(statement.sql, [
+      ...statement.params,
+    ]);
+    const row = rows[0];
+    const outputs = Object.fromEntries(companions.map(({ name }) => [name, row?.[name] ?? null]));
+    return { order: row && row.id !== null ? toOrder(row) : null, outputs };
   }
 
   /**

@@ -19,12 +19,17 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ApiErrorResponses } from '../common/errors/api-error-responses.decorator.js';
+import {
+  ApiErrorResponses,
+  IDEMPOTENT_REPLAYED_HEADER,
+} from '../common/errors/api-error-responses.decorator.js';
 import { ErrorCode } from '../common/errors/error-code.js';
 import { ApiInt64IdParam, Experimental } from '../common/http/api-decorators.js';
 import { Int64IdPipe } from '../common/http/int64-id.pipe.js';
 import { JsonBodyInterceptor } from '../common/http/json-body.interceptor.js';
 import { sendStreamedJson } from '../common/http/send-streamed-json.js';
+import type { IdempotentAnswer, IdempotentRequest } from '../idempotency/idempotency.service.js';
+import { Idempotent, IdempotencyKey } from '../idempotency/idempotent.decorator.js';
 import { OrderDto } from './dto/order.dto.js';
 import { PlaceOrderDto } from './dto/place-order.dto.js';
 import { StoreService } from './store.service.js';
@@ -50,6 +55,7 @@ export class StoreController {
 
   @Post()
   @HttpCode(HttpStatus.CREATED)
+  @Idempotent({ version: 'v1', operation: 'placeOrder', locationPrefix: '/v1/store/orders/' })
   @UseInterceptors(JsonBodyInterceptor)
   @Experimental()
   @ApiOperation({
@@ -73,6 +79,7 @@ export class StoreController {
           example: '/v1/store/orders/42',
         },
       },
+      ...IDEMPOTENT_REPLAYED_HEADER,
     },
   })
   @ApiErrorResponses(
@@ -81,16 +88,21 @@ export class StoreController {
     ErrorCode.PAYLOAD_TOO_LARGE,
     ErrorCode.UNSUPPORTED_MEDIA_TYPE,
     { code: ErrorCode.PET_NOT_FOUND, status: HttpStatus.UNPROCESSABLE_ENTITY },
+    ErrorCode.IDEMPOTENCY_KEY_IN_USE,
+    ErrorCode.IDEMPOTENCY_KEY_REUSED,
   )
   async place(
     @Body() body: PlaceOrderDto,
+    @IdempotencyKey() idempotency: IdempotentRequest | undefined,
     @Res({ passthrough: true }) response: Response,
-  ): Promise<OrderDto> {
-    const order = await this.store.place({
+  ): Promise<OrderDto | IdempotentAnswer> {
+    const newOrder = {
       petId: body.petId,
       quantity: body.quantity,
       shipDate: body.shipDate === undefined ? undefined : new Date(body.shipDate),
-    });
+    };
+    if (idempotency) return this.store.placeIdempotent(newOrder, idempotency);
+    const order = await this.store.place(newOrder);
     response.location(`/v1/store/orders/${order.id}`);
     return OrderDto.from(order);
   }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { OrderEntity } from './order.entity.js';
 import { OrderRepository } from './order.repository.js';
 import { StoreController } from './store.controller.js';
@@ -7,7 +8,7 @@ import { StoreV2Controller } from './store-v2.controller.js';
 import { StoreService } from './store.service.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([OrderEntity])],
+  imports: [TypeOrmModule.forFeature([OrderEntity]), IdempotencyModule],
   controllers: [StoreController, StoreV2Controller],
   providers: [OrderRepository, StoreService],
 })

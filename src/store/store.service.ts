@@ -1,6 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import type { OrderListFilter } from './dto/order-list.query.js';
+import {
+  IdempotencyService,
+  type IdempotentAnswer,
+  type IdempotentRequest,
+} from '../idempotency/idempotency.service.js';
+import { orderJson } from './order-json.js';
 import type { Order } from './order.entity.js';
 import { OrderNotFoundError, UnknownPetInOrderError } from './order.errors.js';
 import { OrderRepository } from './order.repository.js';
@@ -14,7 +20,10 @@ export interface NewOrder {
 
 @Injectable()
 export class StoreService {
-  constructor(private readonly orders: OrderRepository) {}
+  constructor(
+    private readonly orders: OrderRepository,
+    private readonly idempotency: IdempotencyService,
+  ) {}
 
   /** Every order as the bytes of one JSON array (see OrderRepository.streamAllAsJson). */
   streamAllAsJson(): Readable {
@@ -42,16 +51,40 @@ export class StoreService {
   async place(newOrder: NewOrder): Promise<Order> {
     // Pet ids stop at 2^53 - 1, so a larger (valid int64) id names no pet.
     const order = Number.isSafeInteger(newOrder.petId)
-      ? await this.orders.insertForExistingPet(
-          newOrder.petId,
-          newOrder.quantity,
-          newOrder.shipDate ?? null,
-        )
+      ? (
+          await this.orders.insertForExistingPet(
+            newOrder.petId,
+            newOrder.quantity,
+            newOrder.shipDate ?? null,
+          )
+        ).order
       : null;
     if (!order) {
       throw new UnknownPetInOrderError(newOrder.petId);
     }
     return order;
+  }
+
+  /**
+   * place() under an Idempotency-Key: the order and the remembered answer commit in one
+   * statement; a repeat gets the remembered answer (see IdempotencyService).
+   */
+  placeIdempotent(newOrder: NewOrder, request: IdempotentRequest): Promise<IdempotentAnswer> {
+    return this.idempotency.execute(request, {
+      bodySql: orderJson('main'),
+      refusal: new UnknownPetInOrderError(newOrder.petId),
+      run: async (companion) =>
+        (
+          await this.orders.insertForExistingPet(
+            // Pet ids stop at 2^53 - 1: a larger one names no pet, nor does 0, which the
+            // statement then looks up in vain (so the refusal is remembered all the same).
+            Number.isSafeInteger(newOrder.petId) ? newOrder.petId : 0,
+            newOrder.quantity,
+            newOrder.shipDate ?? null,
+            [companion],
+          )
+        ).outputs[companion.name],
+    });
   }
 
   async cancel(orderId: string): Promise<void> {

@@ -1,3 +1,4 @@
+import type { Companion } from '../database/companion-statements.js';
 import type { WebhookEventType } from './webhook-events.js';
 
 /** ISO 8601 UTC with milliseconds, as the API shows dates. */
@@ -15,17 +16,35 @@ export const SQL_ISO_UTC = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
  * of one change gets the same event id, the `webhook-id` receivers deduplicate on.
  */
 export function outboxCtes(type: WebhookEventType): string {
+  return `webhook_event AS MATERIALIZED (${eventSql('changed')}), webhook_outbox AS (${deliveriesSql(type)})`;
+}
+
+/**
+ * The same outbox as a companion (src/database/companion-statements.ts) of a statement run
+ * through withCompanions(): it reads the main statement's RETURNING rows, which must carry the
+ * `data` column.
+ */
+export function outboxCompanion(type: WebhookEventType): Companion {
+  return {
+    name: 'webhook_outbox',
+    ctes: [`webhook_event AS MATERIALIZED (${eventSql('main')})`],
+    sql: deliveriesSql(type),
+    params: [],
+  };
+}
+
+function eventSql(source: string): string {
+  return `SELECT 'evt_' || replace(gen_random_uuid()::text, '-', '') AS id, now() AS created_at, data
+    FROM ${source}`;
+}
+
+function deliveriesSql(type: WebhookEventType): string {
   // `type` comes from the closed list above, never from a request.
-  return `webhook_event AS MATERIALIZED (
-    SELECT 'evt_' || replace(gen_random_uuid()::text, '-', '') AS id, now() AS created_at, data
-    FROM changed
-  ), webhook_outbox AS (
-    INSERT INTO webhook_deliveries (subscription_id, event_id, event_type, payload, next_attempt_at)
+  return `INSERT INTO webhook_deliveries (subscription_id, event_id, event_type, payload, next_attempt_at)
     SELECT s.id, e.id, '${type}',
            json_build_object('id', e.id, 'type', '${type}',
              'createdAt', to_char(e.created_at AT TIME ZONE 'UTC', ${SQL_ISO_UTC}),
              'data', e.data)::text,
            now()
-    FROM webhook_event e JOIN webhook_subscriptions s ON '${type}' = ANY (s.events)
-  )`;
+    FROM webhook_event e JOIN webhook_subscriptions s ON '${type}' = ANY (s.events)`;
 }

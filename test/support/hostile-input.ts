@@ -26,6 +26,8 @@ const CONTRACT_4XX = new Map<string, readonly number[]>([
   ['ORDER_ALREADY_SHIPPED', [409]],
   ['ORDER_NOT_PENDING', [409]],
   ['CATEGORY_EXISTS', [409]],
+  ['IDEMPOTENCY_KEY_IN_USE', [409]],
+  ['IDEMPOTENCY_KEY_REUSED', [422]],
   ['PAYLOAD_TOO_LARGE', [413]],
   ['UNSUPPORTED_MEDIA_TYPE', [415]],
   ['RATE_LIMITED', [429]],
@@ -789,7 +791,8 @@ export const extraHeaders: fc.Arbitrary<Array<[string, string]>> = fc.array(
           ...['Accept', 'Accept-Language', 'Accept-Encoding', 'User-Agent', 'Cookie', 'Referer'],
           ...['Origin', 'X-Forwarded-For', 'X-Forwarded-Proto', 'X-Real-Ip', 'Forwarded'],
           ...['X-HTTP-Method-Override', 'If-None-Match', 'If-Modified-Since', 'Range'],
-          ...['Cache-Control', 'X-Api-Key', 'Proxy-Authorization', 'Prefer', 'Idempotency-Key'],
+          // Idempotency-Key has a property of its own (it changes what a repeat answers).
+          ...['Cache-Control', 'X-Api-Key', 'Proxy-Authorization', 'Prefer'],
         ),
         fc.stringMatching(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,40}$/),
       )
@@ -802,3 +805,45 @@ export const extraHeaders: fc.Arbitrary<Array<[string, string]>> = fc.array(
   ),
   { maxLength: 3 },
 );
+
+/**
+ * Idempotency-Key values: any header text, visible ASCII of every length around the limit,
+ * the draft's quoted form (with escapes, stray quotes and spaces), and a few short keys that
+ * come back again and again, so repeats are exercised.
+ */
+export const idempotencyKeyValue: fc.Arbitrary<string> = fc.oneof(
+  { weight: 3, arbitrary: headerText(300) },
+  { weight: 3, arbitrary: fc.stringMatching(/^[\x21-\x7e]{1,260}$/) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .string({ unit: fc.constantFrom('a', 'b', ' ', '"', '\\', '\\"', '~'), maxLength: 8 })
+      .map((inner) => `"${inner}"`),
+  },
+  { weight: 2, arbitrary: fc.constantFrom('a', '"a"', 'b', '"', '""', 'a b', '\\', '"\\\\"') },
+);
+
+/**
+ * The key the service must read from a sent value (contract section 10), or undefined when
+ * the value must be refused with 400: 1 to 255 characters 0x21-0x7E; `"…"` is the quoted form
+ * (an RFC 8941 string: `\"` and `\\` escapes), whose content must be such a key.
+ */
+export function judgeIdempotencyKey(sent: string): string | undefined {
+  const value = receivedHeaderValue(sent);
+  let key = value;
+  if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) {
+    key = '';
+    for (let i = 1; i < value.length - 1; i++) {
+      let char = value[i];
+      if (char === '"') return undefined;
+      if (char === '\\') {
+        i++;
+        char = value[i];
+        if (i >= value.length - 1 || (char !== '"' && char !== '\\')) return undefined;
+      }
+      key += char;
+    }
+  }
+  const visible = [...key].every((char) => char >= '!' && char <= '~');
+  return key.length >= 1 && key.length <= 255 && visible ? key : undefined;
+}

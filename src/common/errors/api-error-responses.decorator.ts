@@ -17,6 +17,10 @@ const EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
     'A category named "dog" already exists (names are compared ignoring case).',
   [ErrorCode.WEBHOOK_NOT_FOUND]: 'Webhook 12 does not exist.',
   [ErrorCode.WEBHOOK_LIMIT_REACHED]: 'This API key already has 20 webhook subscriptions.',
+  [ErrorCode.IDEMPOTENCY_KEY_IN_USE]:
+    'A request with this Idempotency-Key is still being processed; retry after the time in Retry-After.',
+  [ErrorCode.IDEMPOTENCY_KEY_REUSED]:
+    'This Idempotency-Key was used for a different request to this operation.',
   [ErrorCode.PAYLOAD_TOO_LARGE]: 'The request body is larger than 16 KiB.',
   [ErrorCode.UNSUPPORTED_MEDIA_TYPE]: 'The request body must be sent as application/json.',
   [ErrorCode.RATE_LIMITED]: 'Too many requests; retry after the time in Retry-After.',
@@ -68,6 +72,32 @@ const ERROR_HEADERS: Partial<Record<number, HeadersObject>> = {
   503: RETRY_AFTER,
 };
 
+/** Headers a code brings to its status's response, beside the status's own. */
+const CODE_HEADERS: Partial<Record<ErrorCode, HeadersObject>> = {
+  [ErrorCode.IDEMPOTENCY_KEY_IN_USE]: {
+    'Retry-After': {
+      description: 'With IDEMPOTENCY_KEY_IN_USE: seconds to wait before retrying (1)',
+      schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 60, example: 1 },
+    },
+  },
+};
+
+/** Sent on an answer replayed for an Idempotency-Key (contract section 10). */
+export const IDEMPOTENT_REPLAYED_HEADER: HeadersObject = {
+  'Idempotent-Replayed': {
+    description:
+      'true when this is the remembered answer to an earlier request with the same Idempotency-Key',
+    schema: { type: 'string', enum: ['true'] },
+  },
+};
+
+/**
+ * The refusals an idempotent operation remembers and replays: its own, from its statement
+ * (contract section 10). An operation that documents IDEMPOTENCY_KEY_REUSED takes an
+ * Idempotency-Key.
+ */
+const REPLAYED_ERROR_CODES = new Set([ErrorCode.CATEGORY_EXISTS, ErrorCode.PET_NOT_FOUND]);
+
 /**
  * Documents an operation's error responses: the Error schema plus one example per code,
  * grouped by status, so the OpenAPI document lists exactly what the operation can answer.
@@ -79,6 +109,7 @@ export function ApiErrorResponses(...errors: DocumentedError[]): MethodDecorator
       typeof error === 'string' ? { code: error, status: ERROR_STATUS[error] } : error;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
+  const idempotent = errors.includes(ErrorCode.IDEMPOTENCY_KEY_REUSED);
   const decorators = [...byStatus.entries()]
     .sort(([a], [b]) => a - b)
     .map(([status, codes]) =>
@@ -86,7 +117,7 @@ export function ApiErrorResponses(...errors: DocumentedError[]): MethodDecorator
         status,
         description: codes.join(', '),
         type: ErrorDto,
-        headers: ERROR_HEADERS[status],
+        headers: headersOf(status, codes, idempotent),
         examples: Object.fromEntries(
           codes.map((code) => [
             code,
@@ -99,4 +130,19 @@ export function ApiErrorResponses(...errors: DocumentedError[]): MethodDecorator
       }),
     );
   return applyDecorators(...decorators);
+}
+
+function headersOf(
+  status: number,
+  codes: ErrorCode[],
+  idempotent: boolean,
+): HeadersObject | undefined {
+  const headers: HeadersObject = {
+    ...ERROR_HEADERS[status],
+    ...codes.reduce<HeadersObject>((all, code) => ({ ...all, ...CODE_HEADERS[code] }), {}),
+    ...(idempotent && codes.some((code) => REPLAYED_ERROR_CODES.has(code))
+      ? IDEMPOTENT_REPLAYED_HEADER
+      : {}),
+  };
+  return Object.keys(headers).length > 0 ? headers : undefined;
 }

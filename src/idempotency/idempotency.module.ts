@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { IdempotencyPurge } from './idempotency-purge.js';
+import { IdempotencyRepository } from './idempotency.repository.js';
+import { IdempotencyService } from './idempotency.service.js';
+import { IdempotencyInterceptor } from './idempotent.decorator.js';
+
+/** Idempotency-Key for the operations that create (contract section 10). */
+@Module({
+  providers: [IdempotencyRepository, IdempotencyService, IdempotencyInterceptor, IdempotencyPurge],
+  exports: [IdempotencyService, IdempotencyInterceptor],
+})
+export class IdempotencyModule {}

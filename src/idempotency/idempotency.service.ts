@@ -1,0 +1,151 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { errorBody } from '../common/errors/all-exceptions.filter.js';
+import { DomainError } from '../common/errors/domain-error.js';
+import type { ErrorCode } from '../common/errors/error-code.js';
+import type { AppConfig } from '../config/app-config.js';
+import { InjectConfig } from '../config/app-config.provider.js';
+import type { Companion } from '../database/companion-statements.js';
+import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from './idempotency.errors.js';
+import {
+  IdempotencyRepository,
+  type Claim,
+  type IdempotencyScope,
+  type StoredAnswer,
+} from './idempotency.repository.js';
+
+/** A request that sent an Idempotency-Key, as the interceptor read it. */
+export interface IdempotentRequest extends IdempotencyScope {
+  /** SHA-256 of the canonical JSON body (what "the same request" means). */
+  fingerprint: Buffer;
+  /** Location of a created resource is this followed by its id; null: no Location. */
+  locationPrefix: string | null;
+}
+
+/** A create that can remember its answer in its own statement. */
+export interface IdempotentCreate {
+  /** The created resource as the API shows it: SQL over the statement's RETURNING row `main`. */
+  bodySql: string;
+  /** The operation's own refusal when its statement creates nothing: remembered too. */
+  refusal: DomainError;
+  /** Runs the operation's statement with the companion; answers the companion's output column. */
+  run(companion: Companion): Promise<unknown>;
+}
+
+/** The success answer of an idempotent create, first or replayed; refusals are thrown. */
+export class IdempotentAnswer {
+  constructor(
+    readonly answer: StoredAnswer,
+    readonly replayed: boolean,
+  ) {}
+}
+
+/** Reading the record again after a lost race: a few tries, then it is in use. */
+const MAX_CLAIM_ATTEMPTS = 3;
+
+/**
+ * Idempotency-Key (contract section 10): claims a key, runs the create with a companion that
+ * records its answer in the same statement (one transaction, no extra round trip), and replays
+ * remembered answers. An idempotent create costs one round trip more than a plain one: the claim.
+ */
+@Injectable()
+export class IdempotencyService {
+  private readonly logger = new Logger('Idempotency');
+  private readonly settings: AppConfig['idempotency'];
+
+  constructor(
+    private readonly repository: IdempotencyRepository,
+    @InjectConfig() config: AppConfig,
+  ) {
+    this.settings = config.idempotency;
+  }
+
+  /**
+   * The answer to `request`: the remembered one (replayed), or the create's, remembered. A
+   * refusal (the operation's own, remembered or replayed; 409 in use; 422 reused) is thrown.
+   * Any other failure frees the key, so a retry runs again.
+   */
+  async execute(request: IdempotentRequest, create: IdempotentCreate): Promise<IdempotentAnswer> {
+    const claim = await this.claim(request);
+    if (claim instanceof IdempotentAnswer) return claim;
+    let recorded: StoredAnswer | null;
+    try {
+      recorded = IdempotencyRepository.recorded(
+        await create.run(
+          this.repository.recordingCompanion(claim, {
+            bodySql: create.bodySql,
+            locationPrefix: request.locationPrefix,
+            refusal: {
+              status: create.refusal.status,
+              body: JSON.stringify(errorBody(create.refusal)),
+            },
+            retentionSeconds: this.settings.retentionSeconds,
+          }),
+        ),
+      );
+    } catch (error) {
+      await this.repository.release(claim).catch((releaseError: unknown) => {
+        // The lock's expiry frees it instead.
+        this.logger.warn(`could not free an Idempotency-Key: ${String(releaseError)}`);
+      });
+      throw error;
+    }
+    // Held past its lock and taken over by a retry: this request wrote nothing; that one runs.
+    if (!recorded) throw new IdempotencyKeyInUseError();
+    return answerOf(recorded, false);
+  }
+
+  private async claim(request: IdempotentRequest): Promise<Claim | IdempotentAnswer> {
+    const { lockSeconds, retentionSeconds } = this.settings;
+    for (let attempt = 1; attempt <= MAX_CLAIM_ATTEMPTS; attempt++) {
+      const token = randomUUID();
+      const result = await this.repository.claim(
+        request,
+        request.fingerprint,
+        token,
+        lockSeconds,
+        retentionSeconds,
+      );
+      if ('claimed' in result) return result.claimed;
+      if ('raced' in result) continue;
+      const record = result.existing;
+      if (record.expired || record.abandoned) {
+        // Nothing is remembered under the key any more: it is free, whatever the body.
+        const taken = await this.repository.takeOver(
+          record.id,
+          request.fingerprint,
+          token,
+          lockSeconds,
+          retentionSeconds,
+        );
+        if (taken) return taken;
+        continue;
+      }
+      if (!record.fingerprint.equals(request.fingerprint)) throw new IdempotencyKeyReusedError();
+      if (record.running || !record.answer) throw new IdempotencyKeyInUseError();
+      return answerOf(record.answer, true);
+    }
+    throw new IdempotencyKeyInUseError();
+  }
+
+  /** Deletes expired records in batches; answers how many. */
+  async purgeExpired(batchSize = 1000, maxBatches = 100): Promise<number> {
+    let total = 0;
+    for (let batch = 0; batch < maxBatches; batch++) {
+      const deleted = await this.repository.purgeExpired(batchSize);
+      total += deleted;
+      if (deleted < batchSize) break;
+    }
+    return total;
+  }
+}
+
+/** A remembered answer: a success to send, or a refusal to throw as the filter renders it. */
+function answerOf(stored: StoredAnswer, replayed: boolean): IdempotentAnswer {
+  if (stored.status < 400) return new IdempotentAnswer(stored, replayed);
+  const body = JSON.parse(stored.body) as { code: ErrorCode; message: string; status: number };
+  throw new DomainError(body.code, body.message, {
+    status: stored.status,
+    headers: replayed ? { 'Idempotent-Replayed': 'true' } : {},
+  });
+}
