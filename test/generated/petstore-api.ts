@@ -158,7 +158,7 @@ export interface components {
             status: components["schemas"]["OrderStatus"];
         };
         /** @enum {string} */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "NOT_FOUND" | "ORDER_NOT_FOUND" | "PET_NOT_FOUND" | "ORDER_ALREADY_SHIPPED" | "ORDER_NOT_PENDING" | "CATEGORY_EXISTS" | "WEBHOOK_NOT_FOUND" | "WEBHOOK_LIMIT_REACHED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "NOT_FOUND" | "ORDER_NOT_FOUND" | "PET_NOT_FOUND" | "ORDER_ALREADY_SHIPPED" | "ORDER_NOT_PENDING" | "CATEGORY_EXISTS" | "WEBHOOK_NOT_FOUND" | "WEBHOOK_LIMIT_REACHED" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
         Error: {
             /** @example VALIDATION_FAILED */
             code: components["schemas"]["ErrorCode"];
@@ -332,7 +332,10 @@ export interface operations {
     placeOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (201, or the operation’s own 409/422) is remembered for this API key and operation, and a retry with the same key and the same JSON body gets it again with `Idempotent-Replayed: true`. The same key with another body is 422 IDEMPOTENCY_KEY_REUSED; while the first request runs, 409 IDEMPOTENCY_KEY_IN_USE. The key must be 1 to 255 visible ASCII characters (0x21-0x7E), optionally in double quotes. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -347,6 +350,8 @@ export interface operations {
                 headers: {
                     /** @description Path of the new order */
                     Location?: string;
+                    /** @description true when this is the remembered answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -385,6 +390,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description IDEMPOTENCY_KEY_IN_USE */
+            409: {
+                headers: {
+                    /** @description With IDEMPOTENCY_KEY_IN_USE: seconds to wait before retrying (1) */
+                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -411,9 +431,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PET_NOT_FOUND */
+            /** @description PET_NOT_FOUND, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    /** @description true when this is the remembered answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -881,7 +903,10 @@ export interface operations {
     createCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (201, or the operation’s own 409/422) is remembered for this API key and operation, and a retry with the same key and the same JSON body gets it again with `Idempotent-Replayed: true`. The same key with another body is 422 IDEMPOTENCY_KEY_REUSED; while the first request runs, 409 IDEMPOTENCY_KEY_IN_USE. The key must be 1 to 255 visible ASCII characters (0x21-0x7E), optionally in double quotes. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -894,6 +919,8 @@ export interface operations {
             /** @description The created category with its new id */
             201: {
                 headers: {
+                    /** @description true when this is the remembered answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -932,9 +959,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CATEGORY_EXISTS */
+            /** @description CATEGORY_EXISTS, IDEMPOTENCY_KEY_IN_USE */
             409: {
                 headers: {
+                    /** @description With IDEMPOTENCY_KEY_IN_USE: seconds to wait before retrying (1) */
+                    "Retry-After"?: number;
+                    /** @description true when this is the remembered answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -960,6 +991,19 @@ export interface operations {
             };
             /** @description UNSUPPORTED_MEDIA_TYPE */
             415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED */
+            422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
