@@ -5,6 +5,7 @@ import { insertCategory, insertOrder, insertPet, orderStatus } from './support/f
 import { eventually, expectErrorResponse, expectNoWrites } from './support/http-assertions.js';
 import {
   contractOperations,
+  webhookOperations,
   specOf,
   type ContractOperation,
 } from './support/contract-operations.js';
@@ -27,7 +28,10 @@ describe('authentication (e2e)', () => {
   let t: TestApp;
   let petId: number;
 
-  const operations = contractOperations(() => ({ db: t.db, petId }));
+  const operations = [
+    ...contractOperations(() => ({ db: t.db, petId })),
+    ...webhookOperations(() => ({ db: t.db })),
+  ];
 
   /**
    * Arranges `operation` (writing the rows it needs now, outside any "writes nothing" check)

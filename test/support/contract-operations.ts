@@ -122,3 +122,67 @@ function v1Operations(
     },
   ];
 }
+
+/**
+ * v2's webhook operations (contract section 11), for the suites that cover every operation's
+ * authentication. Their URL is a public address: test apps refuse private targets.
+ */
+export function webhookOperations(fixture: () => { db: pg.Pool }): ContractOperation[] {
+  const freshSubscription = async (): Promise<number> => {
+    const { rows } = await fixture().db.query<{ id: string }>(
+      `INSERT INTO webhook_subscriptions (api_key_id, url, events, secret)
+       VALUES ((SELECT min(id) FROM api_keys), 'https://93.184.216.34/hooks', '{order.placed}', $1)
+       RETURNING id`,
+      [randomBytes(32)],
+    );
+    await fixture().db.query(
+      `DELETE FROM webhook_subscriptions WHERE id NOT IN
+         (SELECT id FROM webhook_subscriptions ORDER BY id DESC LIMIT 10)`,
+    );
+    return Number(rows[0].id);
+  };
+  const operations: Array<Omit<ContractOperation, 'version' | 'name'>> = [
+    {
+      operationId: 'createWebhook',
+      method: 'post',
+      success: 201,
+      arrange: async () => {
+        // Room under the 20-per-key limit.
+        await fixture().db.query('DELETE FROM webhook_subscriptions');
+        return {
+          path: '/v2/webhooks',
+          body: { url: 'https://93.184.216.34/hooks', events: ['order.placed'] },
+        };
+      },
+    },
+    {
+      operationId: 'listWebhooks',
+      method: 'get',
+      success: 200,
+      arrange: () => Promise.resolve({ path: '/v2/webhooks' }),
+    },
+    {
+      operationId: 'getWebhook',
+      method: 'get',
+      success: 200,
+      arrange: async () => ({ path: `/v2/webhooks/${await freshSubscription()}` }),
+    },
+    {
+      operationId: 'deleteWebhook',
+      method: 'delete',
+      success: 204,
+      arrange: async () => ({ path: `/v2/webhooks/${await freshSubscription()}` }),
+    },
+    {
+      operationId: 'listWebhookDeliveries',
+      method: 'get',
+      success: 200,
+      arrange: async () => ({ path: `/v2/webhooks/${await freshSubscription()}/deliveries` }),
+    },
+  ];
+  return operations.map((operation) => ({
+    ...operation,
+    version: '2',
+    name: `v2 ${operation.operationId}`,
+  }));
+}
