@@ -11,17 +11,23 @@ export interface ReceivedWebhook {
 export type ReceiverAnswer = number | 'hang';
 
 /**
- * A real HTTP receiver on loopback: records every request and answers as the test says
- * (200 unless told otherwise).
+ * A real HTTP receiver on loopback: records every request to its current `url` and answers as
+ * the test says (200 unless told otherwise). Each `reset` gives it a new `url`, so a delivery
+ * still in flight from an earlier test's subscription is answered but not recorded.
  */
 export class WebhookReceiver {
   readonly received: ReceivedWebhook[] = [];
+  private generation = 0;
   answer: (request: ReceivedWebhook, index: number) => ReceiverAnswer = () => 200;
   private readonly hanging = new Set<ServerResponse>();
   private readonly server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
+      if (request.url !== this.path) {
+        response.writeHead(200, { 'content-type': 'text/plain' }).end('stale');
+        return;
+      }
       const entry = {
         headers: request.headers,
         body: Buffer.concat(chunks).toString('utf8'),
@@ -51,7 +57,11 @@ export class WebhookReceiver {
   }
 
   get url(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hooks`;
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}${this.path}`;
+  }
+
+  private get path(): string {
+    return `/hooks/${this.generation}`;
   }
 
   /** Requests whose webhook-id is `eventId`. */
@@ -65,6 +75,7 @@ export class WebhookReceiver {
   }
 
   reset(): void {
+    this.generation++;
     this.received.length = 0;
     this.answer = () => 200;
   }
