@@ -21,10 +21,14 @@ const REDACTED = [
 
 type Request = IncomingMessage & AuthenticatedRequest;
 
-/** The route pattern (`/v1/store/orders/:orderId`), not the raw URL: groups well, holds no ids. */
+/**
+ * The route pattern (`/v1/store/orders/:orderId`), not the raw URL: groups well, holds no ids.
+ * nestjs-pino's middleware is mounted as a route on a wildcard (`{/*splat}`), which sets
+ * `request.route` too; no controller route has a wildcard, so one means nothing matched.
+ */
 function routeOf(request: Request): string {
   const route = (request as { route?: { path?: unknown } }).route;
-  return typeof route?.path === 'string' ? route.path : 'unmatched';
+  return typeof route?.path === 'string' && !route.path.includes('*') ? route.path : 'unmatched';
 }
 
 /**
