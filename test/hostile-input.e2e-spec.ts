@@ -490,13 +490,11 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
 
     it(`placeOrder and createCategory: any Idempotency-Key answers 201, a replay, 422 IDEMPOTENCY_KEY_REUSED or 400 naming the header, never 5xx (${RUNS.idempotencyKeys} runs)`, async () => {
       const count = tally('Idempotency-Key');
-      // v1's creates; v2's take the header once v2 carries Idempotency-Key.
-      const idempotent = operations.filter(
-        (operation) =>
-          operation.version === '1' &&
-          ['placeOrder', 'createCategory'].includes(operation.operationId),
+      // Both versions' creates.
+      const idempotent = operations.filter((operation) =>
+        ['placeOrder', 'createCategory'].includes(operation.operationId),
       );
-      /** First answers by operation and key (the record outlives the run). */
+      /** First answers by version, operation and key (the record outlives the run). */
       const firstAnswers = new Map<string, Response>();
       await fc.assert(
         fc.asyncProperty(
@@ -520,17 +518,17 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
             }
             countStatus(count, res);
             expectSaneAnswer(res);
-            t.spec.check(operation.operationId, res);
+            specOf(t, operation).check(operation.operationId, res);
             const after = await dataSnapshot(t.db);
             const key = judgeIdempotencyKey(value);
-            const first = firstAnswers.get(`${operation.operationId} ${key}`);
+            const first = firstAnswers.get(`${operation.version} ${operation.operationId} ${key}`);
             if (key === undefined) {
               expectError(res, 400, 'VALIDATION_FAILED', [value]);
               expect(res.body.message).toContain('Idempotency-Key');
             } else if (first === undefined) {
               expect(res.status).toBe(operation.success);
               expect(res.headers['idempotent-replayed']).toBeUndefined();
-              firstAnswers.set(`${operation.operationId} ${key}`, res);
+              firstAnswers.set(`${operation.version} ${operation.operationId} ${key}`, res);
               expectOneRowWritten(before, after, operation.writes ?? 'orders');
               return;
             } else if (operation.operationId === 'placeOrder') {

@@ -360,6 +360,49 @@ describe('Idempotency-Key on placeOrder and createCategory (e2e)', () => {
     });
   });
 
+  describe('v2', () => {
+    const post = (path: string, key: string, body: object) =>
+      t.http.post(path).set('Authorization', t.auth).set('Idempotency-Key', key).send(body);
+
+    it('placeOrder: a replay gets the first 201 again with its /v2 Location', async () => {
+      const key = newKey();
+      const body = { petId, quantity: 3 };
+      const first = await post('/v2/store/orders', key, body).expect(201);
+      t.specV2.check('placeOrder', first);
+      expect(first.headers.location).toBe(`/v2/store/orders/${first.body.id}`);
+      await expectNoWrites(t.db, async () => {
+        const replay = await post('/v2/store/orders', key, body).expect(201);
+        t.specV2.check('placeOrder', replay);
+        expectReplayOf(replay, first);
+      });
+      const reused = await post('/v2/store/orders', key, { petId, quantity: 4 }).expect(422);
+      expect(reused.body.code).toBe('IDEMPOTENCY_KEY_REUSED');
+      t.specV2.check('placeOrder', reused);
+    });
+
+    it('createCategory: a replay gets the first 201 again', async () => {
+      const key = newKey();
+      const first = await post('/v2/categories', key, { name: `v2-${key}` }).expect(201);
+      const replay = await post('/v2/categories', key, { name: `v2-${key}` }).expect(201);
+      t.specV2.check('createCategory', replay);
+      expectReplayOf(replay, first);
+    });
+
+    it('the same key in v1 and in v2 is two unrelated keys', async () => {
+      const key = newKey();
+      const body = { petId, quantity: 1 };
+      const v1 = await placeOrder(key, body).expect(201);
+      const v2 = await post('/v2/store/orders', key, body).expect(201);
+      expect(v2.body.id).not.toBe(v1.body.id);
+      expect(v2.headers['idempotent-replayed']).toBeUndefined();
+      expect(v2.headers.location).toBe(`/v2/store/orders/${v2.body.id}`);
+      expect((await idempotencyRecords(t.db, key)).map((record) => record.version).sort()).toEqual([
+        'v1',
+        'v2',
+      ]);
+    });
+  });
+
   describe('the record lives in PostgreSQL', () => {
     it('replays on a second instance sharing the database, and after a restart', async () => {
       const key = newKey();

@@ -21,7 +21,10 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { ApiErrorResponses } from '../common/errors/api-error-responses.decorator.js';
+import {
+  ApiErrorResponses,
+  IDEMPOTENT_REPLAYED_HEADER,
+} from '../common/errors/api-error-responses.decorator.js';
 import { ErrorCode } from '../common/errors/error-code.js';
 import { ApiInt64IdParam, Beta } from '../common/http/api-decorators.js';
 import { Int64IdPipe } from '../common/http/int64-id.pipe.js';
@@ -35,6 +38,8 @@ import {
 } from './dto/order-list.query.js';
 import { OrderDto } from './dto/order.dto.js';
 import { PlaceOrderDto } from './dto/place-order.dto.js';
+import type { IdempotentAnswer, IdempotentRequest } from '../idempotency/idempotency.service.js';
+import { Idempotent, IdempotencyKey } from '../idempotency/idempotent.decorator.js';
 import { StoreService } from './store.service.js';
 
 /**
@@ -85,6 +90,7 @@ export class StoreV2Controller {
 
   @Post()
   @HttpCode(HttpStatus.CREATED)
+  @Idempotent({ version: 'v2', operation: 'placeOrder', locationPrefix: '/v2/store/orders/' })
   @UseInterceptors(JsonBodyInterceptor)
   @Beta()
   @ApiOperation({
@@ -108,6 +114,7 @@ export class StoreV2Controller {
           example: '/v2/store/orders/42',
         },
       },
+      ...IDEMPOTENT_REPLAYED_HEADER,
     },
   })
   @ApiErrorResponses(
@@ -116,16 +123,21 @@ export class StoreV2Controller {
     ErrorCode.PAYLOAD_TOO_LARGE,
     ErrorCode.UNSUPPORTED_MEDIA_TYPE,
     { code: ErrorCode.PET_NOT_FOUND, status: HttpStatus.UNPROCESSABLE_ENTITY },
+    ErrorCode.IDEMPOTENCY_KEY_IN_USE,
+    ErrorCode.IDEMPOTENCY_KEY_REUSED,
   )
   async place(
     @Body() body: PlaceOrderDto,
+    @IdempotencyKey() idempotency: IdempotentRequest | undefined,
     @Res({ passthrough: true }) response: Response,
-  ): Promise<OrderDto> {
-    const order = await this.store.place({
+  ): Promise<OrderDto | IdempotentAnswer> {
+    const newOrder = {
       petId: body.petId,
       quantity: body.quantity,
       shipDate: body.shipDate === undefined ? undefined : new Date(body.shipDate),
-    });
+    };
+    if (idempotency) return this.store.placeIdempotent(newOrder, idempotency);
+    const order = await this.store.place(newOrder);
     response.location(`/v2/store/orders/${order.id}`);
     return OrderDto.from(order);
   }
