@@ -92,11 +92,6 @@ function startInstance(instance) {
     TRUST_PROXY: 'loopback',
     RATE_LIMIT_PER_MINUTE: '0',
     RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '0',
-    // Every list here is short, but DB_MAX_STREAMS (default: half the pool) counts every
-    // listOrders, and nginx retries a 503 and takes the replica out (max_fails=1): with one
-    // replica restarting, the other's 503s cascade. Known and open (see docs/operating.md);
-    // this test is about the rolling restart, so the limit is the whole pool here.
-    DB_MAX_STREAMS: '10',
     SHUTDOWN_DRAIN_DELAY_MS: String(DRAIN_MS),
     SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
     ...(redisUrl ? { REDIS_URL: redisUrl } : {}),

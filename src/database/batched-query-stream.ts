@@ -17,6 +17,12 @@ export interface BatchedQueryOptions {
   streamTimeoutMs: number;
   /** One row as JSON text. */
   renderRow: (row: TextRow) => string;
+  /**
+   * Called when the list turns out longer than one statement carries, before its cursor
+   * transaction begins: throws to refuse (the stream fails before its first piece, so the
+   * client gets an error answer), or returns what gives the slot back when the stream closes.
+   */
+  acquireCursorSlot?: () => () => void;
 }
 
 /** Columns as text: the renderer writes them out (numbers are already JSON, dates are fixed up). */
@@ -101,6 +107,8 @@ export class BatchedQueryStream extends Readable {
       // Longer than one statement should carry: read it all again through a cursor, in one
       // transaction, so the list is one consistent snapshot.
       const { statementTimeoutMs, streamTimeoutMs, batchRows } = this.options;
+      const releaseSlot = this.options.acquireCursorSlot?.();
+      if (releaseSlot) this.once('close', releaseSlot);
       this.inTransaction = true;
       const first = await this.query(
         `BEGIN READ ONLY; SET LOCAL statement_timeout = ${statementTimeoutMs};

@@ -72,28 +72,38 @@ export class OrderRepository {
   /**
    * Every order by id, as the bytes of one JSON array (OrderDto's JSON), rendered in Node from
    * plain columns: see BatchedQueryStream for the one-statement and the cursor paths. At most
-   * DB_MAX_STREAMS lists stream at once per instance, so lists cannot take the whole pool: past
-   * that, 503 with Retry-After.
+   * DB_MAX_STREAMS lists hold a cursor at once per instance, so long lists cannot take the whole
+   * pool: past that, 503 with Retry-After. A list that fits in one statement is not counted: it
+   * holds its connection no longer than any other query (and a 503 for it would make a balancer
+   * that retries on 503, like deploy/nginx, take the instance out of rotation).
    */
   streamAllAsJson(): Readable {
-    if (this.openStreams >= this.db.maxStreams) {
-      throw new ServiceUnavailableError(
-        'Too many order lists are being sent right now; retry shortly.',
-        1,
-      );
-    }
     const pool = (this.orders.manager.connection.driver as unknown as { master: pg.Pool }).master;
-    const stream = new BatchedQueryStream(pool, {
+    return new BatchedQueryStream(pool, {
       select: `SELECT ${ORDER_TEXT_COLUMNS} FROM orders ORDER BY id`,
       singleQueryRows: LIST_SINGLE_QUERY_ROWS,
       batchRows: LIST_BATCH_ROWS,
       statementTimeoutMs: this.db.statementTimeoutMs,
       streamTimeoutMs: this.db.streamTimeoutMs,
       renderRow: renderOrderJson,
+      acquireCursorSlot: () => this.acquireCursorSlot(),
     });
+  }
+
+  private acquireCursorSlot(): () => void {
+    if (this.openStreams >= this.db.maxStreams) {
+      throw new ServiceUnavailableError(
+        'Too many order lists are being sent right now; retry shortly.',
+        1,
+      );
+    }
     this.openStreams++;
-    stream.once('close', () => this.openStreams--);
-    return stream;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.openStreams--;
+    };
   }
 
   /**
