@@ -5,6 +5,7 @@ import { pino } from 'pino';
 import { pinoHttp, type HttpLogger } from 'pino-http';
 import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
 import type { AppConfig } from '../config/app-config.js';
+import { matchedRoute } from '../common/http/matched-route.js';
 
 /** The request logger, mounted by configureApp in front of everything (one line per request). */
 export const HTTP_LOGGER = Symbol('HTTP_LOGGER');
@@ -21,14 +22,9 @@ const REDACTED = [
 
 type Request = IncomingMessage & AuthenticatedRequest;
 
-/**
- * The route pattern (`/v1/store/orders/:orderId`), not the raw URL: groups well, holds no ids.
- * nestjs-pino's middleware is mounted as a route on a wildcard (`{/*splat}`), which sets
- * `request.route` too; no controller route has a wildcard, so one means nothing matched.
- */
+/** The route a request matched, or 'unmatched' (a 404). */
 function routeOf(request: Request): string {
-  const route = (request as { route?: { path?: unknown } }).route;
-  return typeof route?.path === 'string' && !route.path.includes('*') ? route.path : 'unmatched';
+  return matchedRoute(request) ?? 'unmatched';
 }
 
 /**

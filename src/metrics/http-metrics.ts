@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { MetricsService } from './metrics.service.js';
+import { matchedRoute } from '../common/http/matched-route.js';
 
 /**
  * The status recorded for an answer the client abandoned before it was complete (a hung-up
@@ -47,7 +48,7 @@ export function httpMetricsMiddleware(
       duration.observe(
         {
           http_request_method: method,
-          http_route: routePattern(request),
+          http_route: matchedRoute(request) ?? '',
           http_response_status_code: String(status),
         },
         Number(process.hrtime.bigint() - start) / 1e9,
@@ -62,12 +63,4 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
 /** OpenTelemetry's rule: methods outside the known set are `_OTHER`, so clients cannot add series. */
 function knownMethod(method: string): string {
   return METHODS.has(method) ? method : '_OTHER';
-}
-
-/** The matched route (`/v1/store/orders/:orderId`); empty when none matched (a 404). */
-function routePattern(request: Request): string {
-  const route = (request as { route?: { path?: unknown } }).route;
-  const path = typeof route?.path === 'string' ? route.path : '';
-  // Nest's not-found catch-alls (`/v1{/*splat}`) match everything: no route was found.
-  return path.includes('*') ? '' : path;
 }
