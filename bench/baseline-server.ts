@@ -5,15 +5,15 @@
  * service and reports the service's numbers as a ratio of these.
  *
  * Environment: DATABASE_URL (required), PORT, DB_POOL_SIZE, DB_CONNECT_TIMEOUT_MS,
- * DB_STATEMENT_TIMEOUT_MS (as the service reads them), BASELINE_AUTH_CACHE_MS (0: look the key
- * up on every request, as src/auth does without a cache; > 0: keep a valid key that long, for
- * when the service caches key checks), BASELINE_CURSOR_BATCH (rows per cursor fetch).
+ * DB_STATEMENT_TIMEOUT_MS, DB_STREAM_TIMEOUT_MS (as the service reads them), BASELINE_AUTH_CACHE_MS
+ * (0: look the key up on every request, as src/auth does without a cache; > 0: keep a valid key
+ * that long, for when the service caches key checks), BASELINE_LIST_SINGLE_ROWS and
+ * BASELINE_LIST_BATCH_ROWS (the order list's one-statement limit and rows per FETCH: the
+ * service's, which the harness reads from the build).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import pg from 'pg';
-import { Readable } from 'node:stream';
-import Cursor from 'pg-cursor';
 
 const env = process.env;
 const databaseUrl = env.DATABASE_URL;
@@ -25,12 +25,10 @@ const port = Number(env.PORT ?? 3100);
 const poolSize = Number(env.DB_POOL_SIZE ?? 10);
 const connectTimeoutMs = Number(env.DB_CONNECT_TIMEOUT_MS ?? 2000);
 const statementTimeoutMs = Number(env.DB_STATEMENT_TIMEOUT_MS ?? 5000);
+const streamTimeoutMs = Number(env.DB_STREAM_TIMEOUT_MS ?? 300_000);
 const authCacheMs = Number(env.BASELINE_AUTH_CACHE_MS ?? 0);
-const cursorBatch = Number(env.BASELINE_CURSOR_BATCH ?? 1000);
-/** `postgres`: PostgreSQL renders each order's JSON (when the service does); else Node does. */
-const ordersJsonInPostgres = env.BASELINE_ORDERS_JSON === 'postgres';
-/** > 0: the order cursor's connection gets this statement timeout for the stream's life. */
-const streamTimeoutMs = Number(env.BASELINE_STREAM_TIMEOUT_MS ?? 0);
+const listSingleRows = Number(env.BASELINE_LIST_SINGLE_ROWS ?? 5000);
+const listBatchRows = Number(env.BASELINE_LIST_BATCH_ROWS ?? 5000);
 
 /** Same pool settings as src/database/typeorm-options.ts. */
 const pool = new pg.Pool({
@@ -48,20 +46,14 @@ pool.on('error', (error) =>
 // ---------------------------------------------------------------------------------------------
 // The SQL, as in src/*/…repository.ts (TypeORM's find() calls written out).
 
-const ORDER_COLUMNS = `id, pet_id AS "petId", quantity, ship_date AS "shipDate", status`;
 const SQL = {
   apiKey: `SELECT id, prefix FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL LIMIT 1`,
   listCategories: `SELECT id, name, description FROM categories ORDER BY id ASC`,
   insertCategory: `INSERT INTO categories (name, description) VALUES ($1, $2)
        ON CONFLICT ((lower(name))) DO NOTHING
        RETURNING id, name, description`,
-  listOrders: `SELECT ${ORDER_COLUMNS} FROM orders ORDER BY id`,
-  listOrdersAsJson: `
-  SELECT json_strip_nulls(json_build_object(
-    'id', id, 'petId', pet_id, 'quantity', quantity,
-    'shipDate', to_char(ship_date AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'complete', status = 'shipped', 'status', status))::text
-  FROM orders ORDER BY id`,
+  /** As src/store/order.repository.ts's streamAllAsJson, run as src/database/batched-query-stream.ts does. */
+  listOrders: `SELECT id, pet_id, quantity, ship_date, status FROM orders ORDER BY id`,
   cancelOrder: `WITH target AS (
          SELECT id, status FROM orders WHERE id = $1 FOR UPDATE
        ), cancelled AS (
@@ -75,13 +67,8 @@ const SQL = {
          WHERE p.id = $1`,
 };
 
-interface OrderRow {
-  id: string;
-  petId: string;
-  quantity: number;
-  shipDate: Date | null;
-  status: string;
-}
+/** An order row as PostgreSQL sent it: each column's text (no type parsing). */
+type OrderTextRow = [string, string, string, string | null, string];
 interface CategoryRow {
   id: string;
   name: string;
@@ -287,117 +274,105 @@ async function createCategory(request: IncomingMessage, response: ServerResponse
   sendJson(response, 201, categoryDto(row));
 }
 
-/** Same JSON as src/store/dto/order.dto.ts, keys in the same order. */
-function orderJson(row: OrderRow): string {
-  const dto: Record<string, unknown> = {
-    id: Number(row.id),
-    petId: Number(row.petId),
-    quantity: row.quantity,
-    complete: row.status === 'shipped',
-    status: row.status,
-  };
-  if (row.shipDate) dto.shipDate = row.shipDate.toISOString();
-  return JSON.stringify(dto);
+/**
+ * Same JSON as src/store/dto/order.dto.ts, keys in the same order, written from the columns'
+ * text: ids and quantity are already JSON, the ship date is UTC text (TimeZone is set to UTC)
+ * cut to milliseconds.
+ */
+function orderJson([id, petId, quantity, shipDate, status]: OrderTextRow): string {
+  const ship =
+    shipDate === null
+      ? ''
+      : `,"shipDate":"${shipDate.slice(0, 10)}T${shipDate.slice(11, 19)}.${`${shipDate.slice(20, -3)}000`.slice(0, 3)}Z"`;
+  return `{"id":${id},"petId":${petId},"quantity":${quantity}${ship},"complete":${status === 'shipped'},"status":"${status}"}`;
 }
 
-const FLUSH_BYTES = 64 * 1024;
+function ordersJson(rows: OrderTextRow[], first: boolean): string {
+  let json = '';
+  for (const row of rows) {
+    json += first ? orderJson(row) : `,${orderJson(row)}`;
+    first = false;
+  }
+  return json;
+}
 
-/** Rows through a pg-cursor, `cursorBatch` at a time, as a Readable (as the service reads them). */
-function cursorStream(client: pg.PoolClient, text: string, rowMode: 'array' | undefined): Readable {
-  const cursor = client.query(new Cursor(text, [], rowMode ? { rowMode } : {}));
-  return new Readable({
-    objectMode: true,
-    highWaterMark: cursorBatch,
-    read() {
-      cursor.read(cursorBatch, (error, rows) => {
-        if (error) return this.destroy(error);
-        for (const row of rows) this.push(row);
-        if (rows.length < cursorBatch) this.push(null);
-      });
-    },
-    destroy(error, callback) {
-      cursor.close(() => callback(error));
-    },
-  });
+const TEXT_TYPES = { getTypeParser: () => (value: string) => value };
+
+/** Rows of the last statement of `text` (one message, one round trip), as text. */
+async function textRows(client: pg.PoolClient, text: string): Promise<OrderTextRow[]> {
+  const result = (await client.query({ text, rowMode: 'array', types: TEXT_TYPES })) as
+    pg.QueryArrayResult<OrderTextRow> | Array<pg.QueryArrayResult<OrderTextRow>>;
+  return Array.isArray(result) ? result[result.length - 1].rows : result.rows;
 }
 
 /**
- * Every order, streamed: a server-side cursor fetches `cursorBatch` rows at a time, and the JSON
- * array is written in 64 KiB pieces; when the socket's buffer is full the cursor waits (memory
- * stays flat whatever the table size). An error before the first byte is a 500; after it the
- * connection is cut, so the client sees a truncated body rather than a false success.
- *
- * A cursor is one statement for its whole life, so the pool's statement timeout would cut a long
- * list: with BASELINE_STREAM_TIMEOUT_MS the connection gets a longer one while it streams, set
- * and reset the way src/store/order.repository.ts does.
+ * Every order, with the service's statements: up to `listSingleRows`, one statement; beyond,
+ * one read-only transaction (SET LOCAL timeouts, DECLARE and the first FETCH in one message,
+ * FETCH per batch, COMMIT). Each batch is written as it arrives; while the socket's buffer is
+ * full no FETCH is sent (memory stays flat whatever the table size). An error before the first
+ * byte is a 500; after it the connection is cut, so the client sees a truncated body.
  */
 async function listOrders(response: ServerResponse): Promise<void> {
   const client = await pool.connect();
-  let released = false;
-  const release = (error?: Error): void => {
-    if (!released) {
-      released = true;
-      client.release(error);
+  let inTransaction = false;
+  try {
+    const rows = await textRows(
+      client,
+      `SET LOCAL TimeZone = 'UTC'; ${SQL.listOrders} LIMIT ${listSingleRows + 1}`,
+    );
+    if (rows.length <= listSingleRows) {
+      const text = `[${ordersJson(rows, true)}]`;
+      response.writeHead(200, {
+        'Content-Type': JSON_TYPE,
+        'Content-Length': Buffer.byteLength(text),
+      });
+      response.end(text);
+      return;
     }
-  };
-  if (streamTimeoutMs > 0) {
-    try {
-      await client.query(`SELECT set_config('statement_timeout', $1, false)`, [
-        String(streamTimeoutMs),
-      ]);
-    } catch (error) {
-      release(error as Error);
-      throw error;
+    inTransaction = true;
+    let batch = await textRows(
+      client,
+      `BEGIN READ ONLY; SET LOCAL statement_timeout = ${statementTimeoutMs};
+       SET LOCAL idle_in_transaction_session_timeout = ${streamTimeoutMs};
+       SET LOCAL TimeZone = 'UTC';
+       DECLARE orders_list NO SCROLL CURSOR FOR ${SQL.listOrders};
+       FETCH ${listBatchRows} FROM orders_list`,
+    );
+    response.writeHead(200, { 'Content-Type': JSON_TYPE });
+    let json = `[${ordersJson(batch, true)}`;
+    while (batch.length === listBatchRows) {
+      if (!response.write(json) && !(await drained(response))) {
+        throw new Error('the client closed the connection');
+      }
+      batch = await textRows(client, `FETCH ${listBatchRows} FROM orders_list`);
+      json = ordersJson(batch, false);
     }
+    await client.query('COMMIT');
+    inTransaction = false;
+    response.end(`${json}]`);
+  } finally {
+    let broken: Error | undefined;
+    if (inTransaction) {
+      // A connection that cannot roll back is dropped rather than reused.
+      await client.query('ROLLBACK').catch((error: Error) => (broken = error));
+    }
+    client.release(broken);
   }
-  const stream = ordersJsonInPostgres
-    ? cursorStream(client, SQL.listOrdersAsJson, 'array')
-    : cursorStream(client, SQL.listOrders, undefined);
-  let pending = '[';
-  let first = true;
-  const flush = (): void => {
-    if (!response.headersSent) {
-      response.writeHead(200, { 'Content-Type': JSON_TYPE });
-    }
-    const ok = response.write(pending);
-    pending = '';
-    if (!ok) {
-      stream.pause();
-      response.once('drain', () => stream.resume());
-    }
-  };
-  await new Promise<void>((resolve) => {
-    stream.on('data', (row: OrderRow | string[]) => {
-      const json = Array.isArray(row) ? (row[0] ?? 'null') : orderJson(row);
-      pending += first ? json : `,${json}`;
-      first = false;
-      if (pending.length >= FLUSH_BYTES) flush();
-    });
-    stream.on('end', () => {
-      response.end(`${pending}]`);
-      if (streamTimeoutMs > 0) {
-        client.query('RESET statement_timeout').then(
-          () => release(),
-          (error: Error) => release(error),
-        );
-      } else {
-        release();
-      }
-      resolve();
-    });
-    stream.on('error', (error: Error) => {
-      release(error);
-      sendError(response, error);
-      resolve();
-    });
-    response.on('close', () => {
-      if (!response.writableFinished) {
-        // The client went away mid-stream: stop reading and drop the connection's portal.
-        stream.destroy();
-        release(new Error('client closed the connection'));
-        resolve();
-      }
-    });
+}
+
+/** true once the response's buffer has drained, false if the client went away first. */
+function drained(response: ServerResponse): Promise<boolean> {
+  return new Promise((resolve) => {
+    const onDrain = (): void => {
+      response.off('close', onClose);
+      resolve(true);
+    };
+    const onClose = (): void => {
+      response.off('drain', onDrain);
+      resolve(false);
+    };
+    response.once('drain', onDrain);
+    response.once('close', onClose);
   });
 }
 

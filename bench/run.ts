@@ -84,8 +84,7 @@ if (args.help) {
       '     DB_POOL_SIZE, DB_STATEMENT_TIMEOUT_MS, DB_CONNECT_TIMEOUT_MS, DB_STREAM_TIMEOUT_MS\n' +
       '     (given to both servers),\n' +
       '     BENCH_BASELINE_AUTH_CACHE=auto|on|off (auto: the baseline caches valid keys only\n' +
-      '     when the service is found to),\n' +
-      '     BENCH_BASELINE_ORDERS_JSON=postgres|node (default: as the built service does).\n',
+      '     when the service is found to).\n',
   );
   process.exit(0);
 }
@@ -105,7 +104,6 @@ const settings = {
   dbStatementTimeoutMs: process.env.DB_STATEMENT_TIMEOUT_MS ?? '5000',
   dbConnectTimeoutMs: process.env.DB_CONNECT_TIMEOUT_MS ?? '2000',
   dbStreamTimeoutMs: process.env.DB_STREAM_TIMEOUT_MS ?? '300000',
-  baselineCursorBatch: 1000,
   smallOrders: 100,
 };
 const isDefaultRun =
@@ -116,8 +114,7 @@ const isDefaultRun =
   args.runtimes === DEFAULTS.runtimes &&
   !args['small-only'] &&
   !args['soak-limiter'] &&
-  process.env.BENCH_BASELINE_AUTH_CACHE === undefined &&
-  process.env.BENCH_BASELINE_ORDERS_JSON === undefined;
+  process.env.BENCH_BASELINE_AUTH_CACHE === undefined;
 
 function runtimeOf(id: string): Runtime {
   const bin = RUNTIME_BINARIES[id.trim()];
@@ -209,42 +206,34 @@ interface Context {
 }
 
 interface ListStrategy {
-  ordersJsonInPostgres: boolean;
-  streamTimeout: boolean;
+  singleRows: number;
+  batchRows: number;
   description: string;
 }
 
 /**
- * How the built service lists orders, so that the baseline sends the same SQL: does PostgreSQL
- * render each order's JSON (json_build_object), and does the cursor's connection get its own
- * statement timeout (set_config)? Read from dist/store/order.repository.js;
- * BENCH_BASELINE_ORDERS_JSON=postgres|node overrides the first.
+ * The order list's sizes in the built service (dist/store/order.repository.js): up to how many
+ * orders one statement reads it, and rows per FETCH beyond; the baseline sends the same
+ * statements with the same sizes.
  */
 function serviceListStrategy(app: string): ListStrategy {
   let source = '';
   try {
     source = readFileSync(join(app, 'dist', 'store', 'order.repository.js'), 'utf8');
   } catch {
-    // not found: the original strategy
+    // not found: the defaults below
   }
-  const override = process.env.BENCH_BASELINE_ORDERS_JSON?.toLowerCase();
-  // The service renders listOrders in Node since BatchedQueryStream (json_build_object is still
-  // in the file, for webhook events).
-  const ordersJsonInPostgres =
-    override === 'postgres' ||
-    (override !== 'node' &&
-      source.includes('json_build_object') &&
-      !source.includes('BatchedQueryStream'));
-  const streamTimeout = /set_config\(\s*'statement_timeout'/.test(source);
-  const why = override ? 'BENCH_BASELINE_ORDERS_JSON' : 'as dist/store/order.repository.js';
+  const size = (name: string): number =>
+    Number(new RegExp(`${name}\\s*=\\s*(\\d+)`).exec(source)?.[1] ?? 5000);
+  const singleRows = size('LIST_SINGLE_QUERY_ROWS');
+  const batchRows = size('LIST_BATCH_ROWS');
   return {
-    ordersJsonInPostgres,
-    streamTimeout,
+    singleRows,
+    batchRows,
     description:
-      `order JSON rendered by ${ordersJsonInPostgres ? 'PostgreSQL' : 'Node'} (${why})` +
-      (streamTimeout
-        ? `, cursor statement timeout ${settings.dbStreamTimeoutMs} ms as the service sets it`
-        : ''),
+      `order list as the service reads it (dist/store/order.repository.js): plain columns ` +
+      `rendered in Node, one statement up to ${singleRows} orders, else a cursor in a ` +
+      `read-only transaction, ${batchRows} rows a FETCH`,
   };
 }
 
@@ -327,9 +316,8 @@ async function startBaseline(ctx: Context): Promise<ServerProcess> {
       ...dbEnv(ctx),
       PORT: String(port),
       BASELINE_AUTH_CACHE_MS: String(ctx.baselineAuthCacheMs),
-      BASELINE_CURSOR_BATCH: String(settings.baselineCursorBatch),
-      BASELINE_ORDERS_JSON: ctx.listStrategy.ordersJsonInPostgres ? 'postgres' : 'node',
-      BASELINE_STREAM_TIMEOUT_MS: ctx.listStrategy.streamTimeout ? settings.dbStreamTimeoutMs : '0',
+      BASELINE_LIST_SINGLE_ROWS: String(ctx.listStrategy.singleRows),
+      BASELINE_LIST_BATCH_ROWS: String(ctx.listStrategy.batchRows),
     }),
   });
   ctx.running.add(server);
@@ -1050,7 +1038,7 @@ function renderMarkdown(
     "- **PostgreSQL CPU/req**: user + system CPU time of PostgreSQL's backend processes connected to the benchmark database (/proc/<pid>/stat; only one server is under load at a time), per answered request or per timed fetch: what the one tier that does not scale out pays for each server's SQL. '—' when PostgreSQL runs on another machine.",
     '- **Err/TO/bad**: connection errors / timeouts / answers with another status than the expected one (200, 201 for POST, 204 for DELETE) in the measured run; for list rows, failed fetches (an error, a non-200 or a wrong array length).',
     `- **Targets** (✓ met, ✗ missed, ? not measurable): *req/s* — GET throughput ≥ ${TARGETS.getThroughputRatio} × the baseline's on Node 24 (≥ ${TARGETS.getThroughputRatioNode20} × on Node 20); *p99* — p99 ≤ ${TARGETS.p99Ratio} × the baseline's (every load row, Node 24); *CPU* — the server's CPU per GET ≤ ${TARGETS.getCpuRatio} × the baseline's (Node 24); at 1 000 000 orders, *PostgreSQL CPU* — ≤ ${TARGETS.bigListPostgresCpuRatio} × what the baseline's SQL costs it; at 1 000 000 orders, *time* — time to the last byte ≤ ${TARGETS.bigListTimeRatio} × the baseline's, *RSS* — the service's peak RSS < ${TARGETS.bigListPeakRssMb} MB, *ΔRSS* — and at most ${TARGETS.bigListRssGrowthMb} MB above its peak in the 100 000-order run; *no errors* — no connection error, timeout, unexpected status or wrong array length, warm-up included (the only thing that makes \`npm run bench\` exit non-zero).`,
-    `- **Baseline** (bench/baseline-server.ts): node:http + pg, same routes, same bearer check (${authMode}), same SQL, same JSON; the order list streams through a cursor (pg-query-stream, 1000 rows a fetch) with backpressure, ${listDescription}. Same pool size and timeouts as the service.`,
+    `- **Baseline** (bench/baseline-server.ts): node:http + pg, same routes, same bearer check (${authMode}), same SQL, same JSON; ${listDescription}, each batch written as it arrives, with backpressure. Same pool size and timeouts as the service.`,
     ...notes,
     '',
   ].join('\n');
