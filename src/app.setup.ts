@@ -1,7 +1,6 @@
 import { VersioningType, type INestApplication, type NestApplicationOptions } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
-import type { HttpLogger } from 'pino-http';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import {
   DocumentBuilder,
@@ -23,7 +22,7 @@ import { staticSecurityHeaders } from './common/http/security-headers.js';
 import { createValidationPipe } from './common/http/validation.pipe.js';
 import { requestIdMiddleware } from './common/http/request-id.middleware.js';
 import type { AppConfig } from './config/app-config.js';
-import { HTTP_LOGGER } from './logging/logging.module.js';
+import { HTTP_LOGGER, type HttpLogger } from './logging/logging.module.js';
 import { httpMetricsMiddleware } from './metrics/http-metrics.js';
 import { MetricsService } from './metrics/metrics.service.js';
 
@@ -99,7 +98,7 @@ export async function configureApp(
   // First, so every answer is measured, the ones refused by later middleware too.
   if (metrics.enabled) app.use(httpMetricsMiddleware(metrics));
   app.use(requestIdMiddleware);
-  app.use(app.get<HttpLogger>(HTTP_LOGGER));
+  app.use(app.get<HttpLogger>(HTTP_LOGGER).middleware);
   app.use((request: Request, response: Response, next: NextFunction) =>
     (request.path === '/docs' || request.path.startsWith('/docs/') ? docsHeaders : apiHeaders)(
       request,

@@ -1,8 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import type { IncomingMessage } from 'node:http';
+import type { NextFunction, Request, Response } from 'express';
 import { LoggerModule } from 'nestjs-pino';
-import { pino } from 'pino';
-import { pinoHttp, type HttpLogger } from 'pino-http';
+import { pino, type Level, type Logger } from 'pino';
 import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
 import type { AppConfig } from '../config/app-config.js';
 import { matchedRoute } from '../common/http/matched-route.js';
@@ -20,76 +19,81 @@ const REDACTED = [
   '*.key',
 ];
 
-type Request = IncomingMessage & AuthenticatedRequest;
-
-/** The route a request matched, or 'unmatched' (a 404). */
-function routeOf(request: Request): string {
-  return matchedRoute(request) ?? 'unmatched';
-}
-
-/**
- * What a finished request adds to its line: the route and who called (a key's display prefix).
- * pino-http also attaches a made-up Error ("failed with status code 5xx") with a stack to 5xx
- * lines; it is dropped: a real unexpected error is logged once, with its stack, by the filter.
- */
-function outcome(request: IncomingMessage, value: object): object {
-  const typed = request as Request;
-  const { err: _synthetic, ...line } = value as { err?: unknown };
-  return { ...line, route: routeOf(typed), keyPrefix: typed.apiKey?.prefix };
+/** The application's logger and the middleware writing one line per request through it. */
+export interface HttpLogger {
+  /** Nest's own logs and everything else: redacted. */
+  logger: Logger;
+  middleware: (request: Request, response: Response, next: NextFunction) => void;
 }
 
 export function createHttpLogger(config: AppConfig): HttpLogger {
-  const options = {
-    level: config.logLevel,
-    redact: { paths: REDACTED, censor: '[redacted]' },
-  };
-  const logger =
+  const options = { level: config.logLevel };
+  const destination =
     config.logFormat === 'pretty'
-      ? pino({
-          ...options,
-          transport: {
-            target: 'pino-pretty',
-            options: { singleLine: true, translateTime: 'SYS:HH:MM:ss.l' },
-          },
+      ? pino.transport({
+          target: 'pino-pretty',
+          options: { singleLine: true, translateTime: 'SYS:HH:MM:ss.l' },
         })
       : // Asynchronous writes to stdout: a request no longer waits for its log line's write()
         // system call; lines written while one is in flight go out together in the next. No
         // minimum length, so a line still leaves at once on a quiet instance. pino flushes
         // what is pending synchronously when the process exits (its own exit handler).
-        pino(options, pino.destination({ dest: 1, sync: false }));
-  return pinoHttp({
-    logger,
-    // The id the request-id middleware settled on (the caller's, when sane).
-    genReqId: (request) => String(request.headers['x-request-id']),
-    serializers: {
-      // Method and path only: no headers, so no credentials, cookies or tracking data.
-      req: (request: { id: string; method: string; url: string }) => ({
-        id: request.id,
-        method: request.method,
-        url: request.url.split('?')[0],
-      }),
-      res: (response: { statusCode: number }) => ({ statusCode: response.statusCode }),
-    },
-    // 503 is an expected operating state (draining, database down) with its own Retry-After:
-    // a warning, like a 4xx. Other 5xx are bugs.
-    customLogLevel: (_request, response, error) =>
-      error || (response.statusCode >= 500 && response.statusCode !== 503)
-        ? 'error'
-        : response.statusCode >= 400
-          ? 'warn'
-          : 'info',
-    customSuccessMessage: (request, response) =>
-      `${request.method} ${routeOf(request as Request)} ${response.statusCode}`,
-    customErrorMessage: (request, response) =>
-      `${request.method} ${routeOf(request as Request)} ${response.statusCode}`,
-    customSuccessObject: (request, _response, value: object) => outcome(request, value),
-    customErrorObject: (request, _response, _error, value: object) => outcome(request, value),
-  });
+        pino.destination({ dest: 1, sync: false });
+  const logger = pino(
+    { ...options, redact: { paths: REDACTED, censor: '[redacted]' } },
+    destination,
+  );
+  // Request lines are built here from fields that cannot hold a credential (method, path
+  // without its query, route pattern, status, a key's display prefix), so they skip the
+  // redaction pass that costs every other line a walk over its object.
+  const requestLogger = pino(options, destination);
+  return { logger, middleware: requestLogMiddleware(requestLogger) };
 }
 
 /**
- * JSON logs through nestjs-pino: Nest's own logging and request logging share one pino
- * instance, and a log made while handling a request carries its request id.
+ * One line per request, when its response closes (sent, or abandoned by the client): the
+ * request id the request-id middleware settled on, method, path, status, duration in ms, the
+ * route pattern and the calling key's display prefix. 5xx other than 503 are errors, 503 and
+ * 4xx warnings (an expected operating state or the client's doing), the rest info.
+ */
+function requestLogMiddleware(
+  logger: Logger,
+): (request: Request, response: Response, next: NextFunction) => void {
+  return (request, response, next) => {
+    const started = Date.now();
+    response.once('close', () => {
+      const status = response.statusCode;
+      const level: Level =
+        status >= 500 && status !== 503 ? 'error' : status >= 400 ? 'warn' : 'info';
+      if (!logger.isLevelEnabled(level)) return;
+      const { method } = request;
+      const route = matchedRoute(request) ?? 'unmatched';
+      const url = request.originalUrl;
+      const query = url.indexOf('?');
+      logger[level](
+        {
+          req: {
+            id: String(request.headers['x-request-id']),
+            method,
+            url: query === -1 ? url : url.slice(0, query),
+          },
+          res: { statusCode: status },
+          responseTime: Date.now() - started,
+          route,
+          keyPrefix: (request as AuthenticatedRequest).apiKey?.prefix,
+        },
+        `${method} ${route} ${status}`,
+      );
+    });
+    next();
+  };
+}
+
+/**
+ * JSON logs: Nest's own logging through nestjs-pino, on the same destination as the request
+ * lines. nestjs-pino's per-request middleware (an Express layer and an AsyncLocalStorage
+ * context on every request, for request-bound loggers nothing here uses) is not mounted: a log
+ * about a request names its request id in the message (the exception filter does).
  */
 @Module({})
 export class LoggingModule {
@@ -98,8 +102,12 @@ export class LoggingModule {
       module: LoggingModule,
       imports: [
         // useExisting: the request logger is mounted by configureApp (it must see every
-        // request, unknown routes and /docs included); nestjs-pino only binds its logger.
-        LoggerModule.forRoot({ pinoHttp: { logger: httpLogger.logger }, useExisting: true }),
+        // request, unknown routes and /docs included); no routes: no per-request binding.
+        LoggerModule.forRoot({
+          pinoHttp: { logger: httpLogger.logger },
+          useExisting: true,
+          forRoutes: [],
+        }),
       ],
       providers: [{ provide: HTTP_LOGGER, useValue: httpLogger }],
       exports: [HTTP_LOGGER],
