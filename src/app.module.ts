@@ -3,6 +3,7 @@ import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { ApiKeyGuard } from './auth/api-key.guard.js';
 import { AuthModule } from './auth/auth.module.js';
 import { CategoriesModule } from './categories/categories.module.js';
+import { ChangelogModule } from './changelog/changelog.module.js';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter.js';
 import { PaginationModule } from './common/pagination/pagination.module.js';
 import type { AppConfig } from './config/app-config.js';
@@ -40,6 +41,7 @@ export class AppModule {
         PetsModule,
         WebhooksModule,
         HealthModule,
+        ChangelogModule,
       ],
       providers: [
         // Global guards run in this order: count the request against its key's (or, without

@@ -21,7 +21,7 @@ import {
 import { staticSecurityHeaders } from './common/http/security-headers.js';
 import { createValidationPipe } from './common/http/validation.pipe.js';
 import { requestIdMiddleware } from './common/http/request-id.middleware.js';
-import type { AppConfig } from './config/app-config.js';
+import { unversionedBaseUrl, type AppConfig } from './config/app-config.js';
 import { HTTP_LOGGER, type HttpLogger } from './logging/logging.module.js';
 import { httpMetricsMiddleware } from './metrics/http-metrics.js';
 import { MetricsService } from './metrics/metrics.service.js';
@@ -152,7 +152,7 @@ function isDecodable(path: string): boolean {
  * replaced by the document's, so one PUBLIC_BASE_URL serves every version's `servers`.
  */
 function withVersionPrefix(baseUrl: string, version: ApiVersion): string {
-  return `${baseUrl.replace(/\/+$/, '').replace(/\/v[0-9]+$/, '')}/v${version}`;
+  return `${unversionedBaseUrl(baseUrl)}/v${version}`;
 }
 
 /** What each version's document says of itself; the paths are scanned from the controllers. */

@@ -29,7 +29,8 @@ function expectDeprecationHeaders(res: Response, expected: DeprecationHeaders): 
   });
   expect(deprecation).toMatch(/^@\d+$/);
   expect(sunset).toMatch(IMF_FIXDATE);
-  expect(link).toMatch(/^<https?:\/\/[^<>\s]+>; rel="deprecation"; type="text\/html"$/);
+  // Absolute, or relative to the service (its own /changelog, the default): RFC 8288 allows both.
+  expect(link).toMatch(/^<(https?:\/\/|\/)[^<>\s]+>; rel="deprecation"; type="text\/html"$/);
   // RFC 9745 section 4: the sunset must not be earlier than the deprecation.
   expect(Date.parse(sunset!)).toBeGreaterThanOrEqual(Number(deprecation!.slice(1)) * 1000);
 }

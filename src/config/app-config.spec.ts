@@ -9,7 +9,7 @@ describe('loadConfig', () => {
       embeddedPostgresPort: 54329,
       seedDemo: true,
       logLevel: 'info',
-      changelogUrl: 'https://petstore.example/changelog',
+      changelogUrl: '/changelog',
       db: {
         poolSize: 10,
         connectTimeoutMs: 2000,
@@ -23,6 +23,22 @@ describe('loadConfig', () => {
     });
     expect(config.dataDir).toMatch(/\.data$/);
     expect(config.petsSunsetAt.getTime()).toBeGreaterThan(config.petsDeprecatedAt.getTime());
+  });
+
+  it("points the changelog at the service's own /changelog under PUBLIC_BASE_URL, unless set", () => {
+    expect(loadConfig({ PUBLIC_BASE_URL: 'https://api.example.test' }).changelogUrl).toBe(
+      'https://api.example.test/changelog',
+    );
+    // The base's version and trailing slash are not part of where the service's own paths go.
+    expect(
+      loadConfig({ PUBLIC_BASE_URL: 'https://gw.example.test/petstore/v1/' }).changelogUrl,
+    ).toBe('https://gw.example.test/petstore/changelog');
+    expect(
+      loadConfig({
+        PUBLIC_BASE_URL: 'https://api.example.test',
+        CHANGELOG_URL: 'https://docs.example.test/changes',
+      }).changelogUrl,
+    ).toBe('https://docs.example.test/changes');
   });
 
   it('loads no demo data by default when DATABASE_URL names a server', () => {
@@ -40,6 +56,9 @@ describe('loadConfig', () => {
     [{ SEED_DEMO: 'maybe' }, 'SEED_DEMO'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ PUBLIC_BASE_URL: 'ftp://x' }, 'PUBLIC_BASE_URL'],
+    [{ CHANGELOG_URL: 'ftp://docs.example.test/changelog' }, 'CHANGELOG_URL'],
+    // Only the default may be relative: a configured one names another server.
+    [{ CHANGELOG_URL: '/changelog' }, 'CHANGELOG_URL'],
     [{ BOOTSTRAP_API_KEY: 'secret' }, 'BOOTSTRAP_API_KEY'],
     [{ PETS_SUNSET_AT: 'soon' }, 'PETS_SUNSET_AT'],
     [

@@ -17,6 +17,10 @@ export interface AppConfig {
   bootstrapApiKey: string | undefined;
   publicBaseUrl: string | undefined;
   stagingBaseUrl: string | undefined;
+  /**
+   * Target of the deprecation Link. Default: this service's own /changelog, absolute under
+   * PUBLIC_BASE_URL when that is set, else a relative reference (RFC 8288 allows one).
+   */
   changelogUrl: string;
   /** When GET /pets/{petId} was deprecated and when it goes away (contract section 5). */
   petsDeprecatedAt: Date;
@@ -114,7 +118,8 @@ export const CONFIG_DEFAULTS = {
   PORT: 3000,
   PETSTORE_DATA_DIR: '.data',
   EMBEDDED_PG_PORT: 54329,
-  CHANGELOG_URL: 'https://petstore.example/changelog',
+  /** Relative to PUBLIC_BASE_URL's origin and path when that is set (without its /vN). */
+  CHANGELOG_URL: '/changelog',
   PETS_DEPRECATED_AT: '2026-11-01T00:00:00Z',
   PETS_SUNSET_AT: '2027-05-01T00:00:00Z',
   LOG_LEVEL: 'info',
@@ -141,6 +146,14 @@ export const CONFIG_DEFAULTS = {
 } as const;
 
 type Env = Record<string, string | undefined>;
+
+/**
+ * `https://api.example/v1/` → `https://api.example`: a base URL (PUBLIC_BASE_URL and the like)
+ * without its trailing slash and version, where the service's own paths go.
+ */
+export function unversionedBaseUrl(baseUrl: string): string {
+  return baseUrl.replace(/\/+$/, '').replace(/\/v[0-9]+$/, '');
+}
 
 /** Reads `.env` in the working directory when present; variables already set win. */
 export function loadDotEnv(path = resolve('.env')): void {
@@ -204,6 +217,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     throw new ConfigError('WEBHOOK_CLAIM_TTL_MS', 'must be greater than WEBHOOK_TIMEOUT_MS');
   }
   const port = read.int('PORT', CONFIG_DEFAULTS.PORT, 0, 65535);
+  const publicBaseUrl = read.url('PUBLIC_BASE_URL', ['http:', 'https:']);
   // 0 = any free port (tests); unset = no metrics listener.
   const metricsPort =
     read.string('METRICS_PORT') === undefined ? undefined : read.int('METRICS_PORT', 0, 0, 65535);
@@ -255,9 +269,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
     embeddedPostgresPort: read.int('EMBEDDED_PG_PORT', CONFIG_DEFAULTS.EMBEDDED_PG_PORT, 1, 65535),
     seedDemo: read.bool('SEED_DEMO', databaseUrl === undefined),
     bootstrapApiKey,
-    publicBaseUrl: read.url('PUBLIC_BASE_URL', ['http:', 'https:']),
+    publicBaseUrl,
     stagingBaseUrl: read.url('STAGING_BASE_URL', ['http:', 'https:']),
-    changelogUrl: read.url('CHANGELOG_URL', ['http:', 'https:']) ?? CONFIG_DEFAULTS.CHANGELOG_URL,
+    changelogUrl:
+      read.url('CHANGELOG_URL', ['http:', 'https:']) ??
+      `${publicBaseUrl === undefined ? '' : unversionedBaseUrl(publicBaseUrl)}${CONFIG_DEFAULTS.CHANGELOG_URL}`,
     petsDeprecatedAt,
     petsSunsetAt,
     logLevel,

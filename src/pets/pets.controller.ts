@@ -29,7 +29,8 @@ const DEPRECATION_HEADERS = {
     schema: {
       type: 'string',
       maxLength: 2100,
-      pattern: '^<https?://[^>]+>; rel="deprecation"; type="text/html"$',
+      // An absolute URL, or the service's own /changelog relative to where it is reached.
+      pattern: '^<(https?://|/)[^>]+>; rel="deprecation"; type="text/html"$',
       example: '<https://petstore.example/changelog>; rel="deprecation"; type="text/html"',
     },
   },

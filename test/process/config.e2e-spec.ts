@@ -10,6 +10,7 @@ describe('configuration at start-up (real process)', () => {
     [{ CORS_ORIGINS: 'app.example.com' }, 'CORS_ORIGINS'],
     [{ KEEP_ALIVE_TIMEOUT_MS: '70000', HEADERS_TIMEOUT_MS: '60000' }, 'HEADERS_TIMEOUT_MS'],
     [{ LOG_LEVEL: 'chatty' }, 'LOG_LEVEL'],
+    [{ CHANGELOG_URL: 'changelog.example.test' }, 'CHANGELOG_URL'],
   ])('refuses %j: exit code 1 and one line naming %s', async (env, variable) => {
     const service = await startService(
       { DATABASE_URL: 'postgres://u@127.0.0.1:1/x', ...env },

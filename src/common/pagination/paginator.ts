@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import type { AppConfig } from '../../config/app-config.js';
+import { unversionedBaseUrl, type AppConfig } from '../../config/app-config.js';
 import { InjectConfig } from '../../config/app-config.provider.js';
 import { CursorCodec, type CursorBinding } from './cursor-codec.js';
 import type { PageQuery } from './page-query.js';
@@ -36,7 +36,8 @@ export class Paginator {
     private readonly cursors: CursorCodec,
     @InjectConfig() config: AppConfig,
   ) {
-    this.publicBase = config.publicBaseUrl?.replace(/\/+$/, '').replace(/\/v[0-9]+$/, '');
+    this.publicBase =
+      config.publicBaseUrl === undefined ? undefined : unversionedBaseUrl(config.publicBaseUrl);
   }
 
   async page<T>(request: Request, response: Response, spec: PageRequest<T>): Promise<Page<T>> {

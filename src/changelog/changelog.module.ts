@@ -1,0 +1,5 @@
+import { Module } from '@nestjs/common';
+import { ChangelogController } from './changelog.controller.js';
+
+@Module({ controllers: [ChangelogController] })
+export class ChangelogModule {}
