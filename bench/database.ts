@@ -18,12 +18,24 @@ export interface BenchDatabase {
   dispose(): Promise<void>;
 }
 
+export interface BenchDatabaseOptions {
+  /**
+   * Load pg_stat_statements (the embedded server preloads it; on DATABASE_URL it must be in
+   * the server's shared_preload_libraries) and create it in the benchmark database, so a run
+   * can count the statements a request costs (statements.ts).
+   */
+  statementStats?: boolean;
+}
+
 /**
  * DATABASE_URL set: a fresh `petstore_bench_<random>` on that server. Unset: an embedded
  * PostgreSQL in `workDir` (durability off: the data dies with the run), as
  * test/support/global-setup.ts starts it.
  */
-export async function openBenchDatabase(workDir: string): Promise<BenchDatabase> {
+export async function openBenchDatabase(
+  workDir: string,
+  options: BenchDatabaseOptions = {},
+): Promise<BenchDatabase> {
   const given = process.env.DATABASE_URL?.trim();
   let adminUrl: string;
   let server: string;
@@ -33,7 +45,10 @@ export async function openBenchDatabase(workDir: string): Promise<BenchDatabase>
     const url = new URL(given);
     server = `DATABASE_URL (${url.hostname}:${url.port || '5432'})`;
   } else {
-    ({ adminUrl, stop: stopServer } = await startEmbedded(workDir));
+    ({ adminUrl, stop: stopServer } = await startEmbedded(
+      workDir,
+      options.statementStats ? ['-c', 'shared_preload_libraries=pg_stat_statements'] : [],
+    ));
     server = 'embedded PostgreSQL (fsync, synchronous_commit and full_page_writes off)';
   }
 
@@ -52,6 +67,12 @@ export async function openBenchDatabase(workDir: string): Promise<BenchDatabase>
   }
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
+  if (options.statementStats) {
+    // Not fatal: without it, the counts are reported as unavailable.
+    await withClient(url.toString(), (client) =>
+      client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements'),
+    ).catch(() => undefined);
+  }
   return {
     url: url.toString(),
     name,
@@ -71,6 +92,7 @@ export async function openBenchDatabase(workDir: string): Promise<BenchDatabase>
 
 async function startEmbedded(
   workDir: string,
+  extraFlags: string[],
 ): Promise<{ adminUrl: string; stop: () => Promise<void> }> {
   const folder = join(workDir, 'postgres');
   await mkdir(folder);
@@ -96,6 +118,7 @@ async function startEmbedded(
       ...['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
       ...['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
       ...['-c', 'max_connections=100'],
+      ...extraFlags,
     ],
     onLog: (message) => {
       if (/\b(FATAL|PANIC)\b/.test(message)) problems.push(message.trim());

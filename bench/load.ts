@@ -6,6 +6,8 @@ import { backendCpuBetween, type BackendCpu } from './postgres-cpu.js';
 /** One autocannon run against one server. */
 export interface LoadResult {
   requests: number;
+  /** Requests sent, answered or not (the last ones of a run are cut off unanswered). */
+  sent: number;
   durationS: number;
   requestsPerSecond: number;
   latencyP50Ms: number;
@@ -62,6 +64,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const postgresMs = backendCpuBetween(postgresBefore, (await options.postgresCpu?.()) ?? null);
   return {
     requests: result.requests.total,
+    sent: result.requests.sent,
     durationS: result.duration,
     requestsPerSecond: result.duration > 0 ? result.requests.total / result.duration : 0,
     latencyP50Ms: result.latency.p50,

@@ -17,7 +17,8 @@ export interface BaseData {
 }
 
 const CATEGORY_COUNT = 20;
-const PET_COUNT = 50;
+/** Orders go to pets uniformly: each pet has 1 % of them (a 1 % filter for the v2 lists). */
+const PET_COUNT = 100;
 const PET_STATUSES = ['available', 'pending', 'sold'];
 
 /** `psk_` + 43 base64url characters, as src/auth/api-key.ts generates them. */
@@ -80,7 +81,9 @@ function random(seed: number): () => number {
   };
 }
 
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
+/** The seed's "now": planned ship dates fall within 30 days after it, shipped ones within a year before. */
+export const SEED_NOW = Date.UTC(2026, 10, 21, 12);
 const ROWS_PER_CHUNK = 5000;
 
 /**
@@ -99,7 +102,7 @@ export async function growOrders(
   const toAdd = target - start;
   if (toAdd > 0) {
     const next = random(target);
-    const now = Date.UTC(2026, 10, 21, 12);
+    const now = SEED_NOW;
     const bar = new ProgressBar(label, toAdd);
     function* chunks(): Generator<string> {
       let made = 0;
