@@ -4,71 +4,105 @@ import { fileURLToPath } from 'node:url';
 import createClient, { type Client } from 'openapi-fetch';
 import openapiTS, { astToString, COMMENT_HEADER } from 'openapi-typescript';
 import type { components, paths } from './generated/petstore-api.js';
-import { insertPet } from './support/factories.js';
+import type {
+  components as componentsV2,
+  operations as operationsV2,
+  paths as pathsV2,
+} from './generated/petstore-api-v2.js';
+import { insertOrder, insertPet } from './support/factories.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
 /*
- * A client generated from the service's own /docs-json: types by openapi-typescript (committed
- * as test/generated/petstore-api.ts), calls by openapi-fetch. This file checks twice:
+ * Clients generated from the service's own documents, /docs-json (v1) and /openapi/v2.json:
+ * types by openapi-typescript (committed as test/generated/petstore-api.ts and
+ * petstore-api-v2.ts), calls by openapi-fetch. This file checks twice:
  * - at run time, that the committed types are exactly what openapi-typescript makes of the
- *   live document (else: run `npm run client:types`, which runs this file with
+ *   live documents (else: run `npm run client:types`, which runs this file with
  *   WRITE_CLIENT_TYPES=1 to rewrite them, then type-checks), and that the calls work;
  * - at compile time (`npm run typecheck`; Jest only transpiles), that the calls below fit the
  *   generated types, and that a wrong call does not (the @ts-expect-error lines).
  */
 
-const TYPES_FILE = fileURLToPath(new URL('./generated/petstore-api.ts', import.meta.url));
+/** Each document the gate covers, and the file its types are committed as. */
+const DOCUMENTS = [
+  { version: 'v1', url: '/docs-json', file: 'petstore-api.ts' },
+  { version: 'v2', url: '/openapi/v2.json', file: 'petstore-api-v2.ts' },
+] as const;
+type DocumentVersion = (typeof DOCUMENTS)[number]['version'];
+
 const WRITE = process.env.WRITE_CLIENT_TYPES === '1';
 
-const HEADER = `${COMMENT_HEADER}// Generated from the service's /docs-json by \`npm run client:types\` (openapi-typescript's
+const typesFile = (file: string) => fileURLToPath(new URL(`./generated/${file}`, import.meta.url));
+
+const header = (
+  url: string,
+) => `${COMMENT_HEADER}// Generated from the service's ${url} by \`npm run client:types\` (openapi-typescript's
 // Node API, default options). Not hand-formatted: Prettier and ESLint skip it. The test
 // test/generated-client.e2e-spec.ts fails when it no longer matches the live document.
 
 `;
 
-/** What openapi-typescript makes of the document: the committed file's exact text. */
-async function generateTypes(document: unknown): Promise<string> {
+/** What openapi-typescript makes of a document: the committed file's exact text. */
+async function generateTypes(url: string, document: unknown): Promise<string> {
   const ast = await openapiTS(structuredClone(document) as Parameters<typeof openapiTS>[0], {
     silent: true,
   });
-  return HEADER + astToString(ast);
+  return header(url) + astToString(ast);
 }
 
 type Order = components['schemas']['Order'];
 type ApiError = components['schemas']['Error'];
+type OrderV2 = componentsV2['schemas']['Order'];
+type ListOrdersQueryV2 = NonNullable<operationsV2['listOrders']['parameters']['query']>;
 
-describe('a client generated from /docs-json (e2e)', () => {
-  let t: TestApp;
-  let client: Client<paths>;
-  let generated: string;
-  let petId: number;
+let t: TestApp;
+/** The base URL of the running app; each version's client adds its prefix. */
+let origin: string;
+let petId: number;
+const generated = {} as Record<DocumentVersion, string>;
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    generated = await generateTypes((await t.http.get('/docs-json').expect(200)).body);
-    if (WRITE) await writeFile(TYPES_FILE, generated);
-    petId = await insertPet(t.db, { name: 'Generated' });
-    const server = t.app.getHttpServer();
-    if (!server.listening) await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-    client = createClient<paths>({
-      baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-      headers: { Authorization: `Bearer ${t.apiKey}` },
-    });
-  }, 60_000);
-  afterAll(() => t.close());
+beforeAll(async () => {
+  t = await createTestApp();
+  for (const { version, url, file } of DOCUMENTS) {
+    generated[version] = await generateTypes(url, (await t.http.get(url).expect(200)).body);
+    if (WRITE) await writeFile(typesFile(file), generated[version]);
+  }
+  petId = await insertPet(t.db, { name: 'Generated' });
+  const server = t.app.getHttpServer();
+  if (!server.listening) await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}, 60_000);
+afterAll(() => t.close());
 
-  it('uses types that match the live document (else run `npm run client:types`)', async () => {
-    const committed = await readFile(TYPES_FILE, 'utf8').catch(() => '');
-    if (committed !== generated) {
-      const lines = { committed: committed.split('\n'), generated: generated.split('\n') };
+/** A client of one version of the running app, with the test's API key. */
+function clientOf<Paths extends object>(version: DocumentVersion): Client<Paths> {
+  return createClient<Paths>({
+    baseUrl: `${origin}/${version}`,
+    headers: { Authorization: `Bearer ${t.apiKey}` },
+  });
+}
+
+describe.each(DOCUMENTS)('the types generated from $url (e2e)', ({ version, url, file }) => {
+  it(`match the live document (else run \`npm run client:types\`)`, async () => {
+    const committed = await readFile(typesFile(file), 'utf8').catch(() => '');
+    if (committed !== generated[version]) {
+      const lines = { committed: committed.split('\n'), generated: generated[version].split('\n') };
       const at = lines.generated.findIndex((line, i) => line !== lines.committed[i]);
       throw new Error(
-        `test/generated/petstore-api.ts is stale: run \`npm run client:types\` and commit it.\n` +
+        `test/generated/${file} is stale (${url}): run \`npm run client:types\` and commit it.\n` +
           `First difference at line ${at + 1}:\n` +
           `  committed: ${lines.committed[at] ?? '(end of file)'}\n` +
           `  generated: ${lines.generated[at] ?? '(end of file)'}`,
       );
     }
+  });
+});
+
+describe('a client generated from /docs-json (e2e)', () => {
+  let client: Client<paths>;
+
+  beforeAll(() => {
+    client = clientOf<paths>('v1');
   });
 
   it('places, lists and cancels an order', async () => {
@@ -135,5 +169,80 @@ describe('a client generated from /docs-json (e2e)', () => {
     const code: ApiError['code'] = 'CATEGORY_EXISTS';
     expect(error).toEqual({ code, message: expect.any(String), status: 409 });
     expect(error?.status).toBe(duplicate.response.status);
+  });
+});
+
+describe('a client generated from /openapi/v2.json (e2e)', () => {
+  let client: Client<pathsV2>;
+
+  beforeAll(() => {
+    client = clientOf<pathsV2>('v2');
+  });
+
+  it('reads a filtered list page by page, following nextCursor to the end', async () => {
+    const paged = await insertPet(t.db, { name: 'Paged' });
+    const other = await insertPet(t.db, { name: 'Other' });
+    const matching: number[] = [];
+    for (const status of ['pending', 'shipped', 'cancelled', 'pending', 'shipped'] as const) {
+      const id = await insertOrder(t.db, { petId: paged, status });
+      if (status !== 'cancelled') matching.unshift(id); // newest first, as order=desc lists them
+      await insertOrder(t.db, { petId: other, status });
+    }
+    // Would not compile if the document lost a parameter or the order enum.
+    const query: ListOrdersQueryV2 = { petId: paged, status: 'pending,shipped', order: 'desc' };
+
+    const seen: OrderV2[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await client.GET('/store/orders', {
+        params: { query: { ...query, limit: 2, cursor } },
+      });
+      expect(page.response.status).toBe(200);
+      const next: string | null = page.data!.nextCursor;
+      seen.push(...page.data!.data);
+      expect(page.response.headers.has('link')).toBe(next !== null);
+      cursor = next ?? undefined;
+      pages++;
+    } while (cursor !== undefined);
+
+    expect(pages).toBe(2);
+    expect(seen.map(({ id }) => id)).toEqual(matching);
+    expect(seen.every((order) => order.petId === paged && order.status !== 'cancelled')).toBe(true);
+  });
+
+  it('places an order with an Idempotency-Key: a retry gets the same answer, replayed', async () => {
+    const request = {
+      params: { header: { 'Idempotency-Key': `generated-client-${Date.now()}` } },
+      body: { petId, quantity: 3 },
+    };
+    const placed = await client.POST('/store/orders', request);
+    expect(placed.response.status).toBe(201);
+    const order: OrderV2 = placed.data!;
+    expect(order).toEqual({
+      id: expect.any(Number),
+      petId,
+      quantity: 3,
+      complete: false,
+      status: 'pending',
+    });
+    expect(placed.response.headers.get('location')).toBe(`/v2/store/orders/${order.id}`);
+    expect(placed.response.headers.has('idempotent-replayed')).toBe(false);
+
+    const retried = await client.POST('/store/orders', request);
+    expect(retried.response.status).toBe(201);
+    expect(retried.data).toEqual(order);
+    expect(retried.response.headers.get('location')).toBe(`/v2/store/orders/${order.id}`);
+    expect(retried.response.headers.get('idempotent-replayed')).toBe('true');
+  });
+
+  it('rejects a query the types reject too', async () => {
+    const wrong = await client.GET('/store/orders', {
+      // @ts-expect-error order is "asc" or "desc" in the document
+      params: { query: { order: 'newest' } },
+    });
+    expect(wrong.response.status).toBe(400);
+    const error: componentsV2['schemas']['Error'] | undefined = wrong.error;
+    expect(error).toMatchObject({ code: 'VALIDATION_FAILED', status: 400 });
   });
 });
