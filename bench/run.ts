@@ -828,6 +828,10 @@ async function main(): Promise<number> {
           await runLoadScenario(scenario, servers, ctx, orderFor(index + runtimeIndex), step()),
         );
       }
+      // POST /v1/categories adds thousands of categories, and GET /v1/categories lists them all:
+      // without this, the next runtime's GET sends megabytes an answer, not 20 categories.
+      await ctx.client.query('DELETE FROM categories WHERE name LIKE $1', [`bench-${runTag}-%`]);
+      await ctx.client.query('VACUUM ANALYZE categories');
     } finally {
       await stop(ctx, service, baseline);
     }
