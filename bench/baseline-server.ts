@@ -91,7 +91,7 @@ const REALM = 'Bearer realm="petstore"';
 const DEPRECATION_HEADERS = {
   Deprecation: `@${Math.floor(Date.parse('2026-11-01T00:00:00Z') / 1000)}`,
   Sunset: new Date('2027-05-01T00:00:00Z').toUTCString(),
-  Link: '<https://petstore.example/changelog>; rel="deprecation"; type="text/html"',
+  Link: '</changelog>; rel="deprecation"; type="text/html"',
 };
 
 class HttpError extends Error {

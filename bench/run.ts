@@ -253,6 +253,8 @@ async function snapshotService(workDir: string): Promise<string> {
   await cp(join(ROOT, 'dist'), join(app, 'dist'), { recursive: true });
   // ES modules need the "type" of package.json; packages resolve through the symlink.
   await cp(join(ROOT, 'package.json'), join(app, 'package.json'));
+  // The service serves the changelog from beside dist/ and refuses to start without it.
+  await cp(join(ROOT, 'CHANGELOG.md'), join(app, 'CHANGELOG.md'));
   await symlink(join(ROOT, 'node_modules'), join(app, 'node_modules'), 'dir');
   return app;
 }
