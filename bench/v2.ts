@@ -21,7 +21,7 @@ import { DEEP_AFTER, SHIP_RANGE_1PCT } from './v2-cases.js';
 
 const ORDERS = 1_000_000;
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -198,7 +198,7 @@ async function main(): Promise<void> {
       }),
       '',
       'statements/req: statements PostgreSQL executed for the requests (pg_stat_statements calls over the',
-      "run ÷ answers), each one message and one round trip; background/req: the service's own work meanwhile",
+      "run ÷ requests sent), each one message and one round trip; background/req: the service's own work meanwhile",
       '(webhook dispatcher, purges, last-use flush), per request. The statements of the last round:',
       '',
       ...scenarios.flatMap((scenario) => [
