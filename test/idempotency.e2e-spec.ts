@@ -8,7 +8,7 @@ import { requestFingerprint } from '../src/idempotency/idempotency-key.js';
 import { orderJson } from '../src/store/order-json.js';
 import { OrderRepository } from '../src/store/order.repository.js';
 import { countRows, insertCategory, insertPet } from './support/factories.js';
-import { expectErrorResponse, expectNoWrites } from './support/http-assertions.js';
+import { expectErrorResponse, expectNoWrites, expectReplayOf } from './support/http-assertions.js';
 import {
   createTestApp,
   startAppInstance,
@@ -54,23 +54,6 @@ describe('Idempotency-Key on placeOrder and createCategory (e2e)', () => {
     if (key !== undefined) req = req.set('Idempotency-Key', key);
     return req.send(body);
   };
-
-  /** A replay: the same status, body bytes and Location as `first`, plus Idempotent-Replayed. */
-  function expectReplayOf(replay: Response, first: Response): void {
-    expect({
-      status: replay.status,
-      text: replay.text,
-      location: replay.headers.location,
-      replayed: replay.headers['idempotent-replayed'],
-      contentType: replay.headers['content-type'],
-    }).toEqual({
-      status: first.status,
-      text: first.text,
-      location: first.headers.location,
-      replayed: 'true',
-      contentType: first.headers['content-type'],
-    });
-  }
 
   describe('a repeat with the same key and the same request', () => {
     it('placeOrder: gets the first 201 again (body, Location), with Idempotent-Replayed, and nothing is written', async () => {

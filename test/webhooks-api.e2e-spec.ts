@@ -1,6 +1,9 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { Webhook } from 'standardwebhooks';
 import { ApiKeysService } from '../src/auth/api-keys.service.js';
 import { loadConfig, type WebhookConfig } from '../src/config/app-config.js';
-import { expectErrorResponse } from './support/http-assertions.js';
+import { expectErrorResponse, expectNoWrites, expectReplayOf } from './support/http-assertions.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 import { eventually, WebhookReceiver } from './support/webhook-receiver.js';
 
@@ -204,6 +207,184 @@ describe('webhook subscriptions: /v2/webhooks (e2e)', () => {
     expectErrorResponse(bad, 400, 'VALIDATION_FAILED');
     const unknown = await t.http.get(`${path}?status=failed`).set('Authorization', t.auth);
     expectErrorResponse(unknown, 400, 'VALIDATION_FAILED');
+  });
+
+  describe('Idempotency-Key on createWebhook', () => {
+    /** A fresh key per test: records outlive the subscriptions that beforeEach deletes. */
+    const newKey = () => `k-${randomBytes(8).toString('hex')}`;
+    const createWithKey = (key: string, body: object, auth = t.auth) =>
+      t.http.post('/v2/webhooks').set('Authorization', auth).set('Idempotency-Key', key).send(body);
+    const subscriptions = async () =>
+      (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_subscriptions'))
+        .rows[0].n;
+
+    it('a replay gets the first 201 again, secret included, and creates and emits nothing', async () => {
+      const key = newKey();
+      const body = { url: receiver.url, events: ['category.created'], description: 'once' };
+      const first = await createWithKey(key, body).expect(201);
+      t.specV2.check('createWebhook', first);
+      expect(first.headers['idempotent-replayed']).toBeUndefined();
+      expect(first.body).toEqual({
+        id: expect.any(Number),
+        url: receiver.url,
+        events: ['category.created'],
+        description: 'once',
+        createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+        secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
+      });
+      // The text the API writes for a subscription made without the header.
+      expect(first.text).toBe(JSON.stringify(first.body));
+      expect(first.headers.location).toBe(`/v2/webhooks/${first.body.id}`);
+      const read = await t.http.get(first.headers.location).set('Authorization', t.auth);
+      const { secret, ...withoutSecret } = first.body as Record<string, unknown>;
+      expect(read.body).toEqual(withoutSecret);
+
+      await expectNoWrites(t.db, async () => {
+        const replay = await createWithKey(key, body);
+        t.specV2.check('createWebhook', replay);
+        expectReplayOf(replay, first);
+      });
+      expect(await subscriptions()).toBe(1);
+
+      // The secret is kept at rest only with the subscription, never in the record.
+      const { rows } = await t.db.query<{ response_body: string }>(
+        'SELECT response_body FROM idempotency_keys WHERE key = $1',
+        [key],
+      );
+      expect(rows).toHaveLength(1);
+      expect(rows[0].response_body).toBe(JSON.stringify(withoutSecret));
+      expect(rows[0].response_body).not.toContain((secret as string).slice(6));
+
+      // It signs with that secret: a delivery verifies with the replayed one.
+      await t.http.post('/v2/categories').set('Authorization', t.auth).send({ name: 'okapi' });
+      const [delivery] = await receiver.waitFor(1);
+      expect(() =>
+        new Webhook(secret as string).verify(
+          delivery.body,
+          delivery.headers as Record<string, string>,
+        ),
+      ).not.toThrow();
+    });
+
+    it('once the subscription is deleted, a replay is 404 WEBHOOK_NOT_FOUND: its secret went with it', async () => {
+      const key = newKey();
+      const body = { url: PUBLIC_URL, events: ['order.placed'] };
+      const first = await createWithKey(key, body).expect(201);
+      await t.http.delete(first.headers.location).set('Authorization', t.auth).expect(204);
+      const replay = await createWithKey(key, body);
+      expectErrorResponse(replay, 404, 'WEBHOOK_NOT_FOUND');
+      t.specV2.check('createWebhook', replay);
+      expect(replay.body.message).toContain(String(first.body.id));
+      expect(replay.headers['idempotent-replayed']).toBeUndefined();
+      expect(await subscriptions()).toBe(0);
+    });
+
+    it('the same key with another body is 422 IDEMPOTENCY_KEY_REUSED and creates nothing', async () => {
+      const key = newKey();
+      await createWithKey(key, { url: PUBLIC_URL, events: ['order.placed'] }).expect(201);
+      await expectNoWrites(t.db, async () => {
+        for (const other of [
+          { url: PUBLIC_URL, events: ['order.shipped'] },
+          { url: PUBLIC_URL, events: ['order.placed'], description: 'x' },
+          { url: `${PUBLIC_URL}/other`, events: ['order.placed'] },
+        ]) {
+          const res = await createWithKey(key, other);
+          expectErrorResponse(res, 422, 'IDEMPOTENCY_KEY_REUSED');
+          t.specV2.check('createWebhook', res);
+        }
+      });
+    });
+
+    it('while the first request runs, a repeat is 409 IDEMPOTENCY_KEY_IN_USE with Retry-After: 1', async () => {
+      const key = newKey();
+      const body = { url: PUBLIC_URL, events: ['order.placed'] };
+      const { rows } = await t.db.query<{ id: string }>(
+        "SELECT id FROM api_keys WHERE name = 'e2e'",
+      );
+      // Hold the key's creation lock (webhook-subscription.repository.ts): the insert waits.
+      const blocker = new pg.Client({ connectionString: t.databaseUrl });
+      await blocker.connect();
+      try {
+        await blocker.query('BEGIN');
+        await blocker.query('SELECT pg_advisory_xact_lock(7254400, $1)', [rows[0].id]);
+        const running = createWithKey(key, body).then((res) => res);
+        await eventually(async () => {
+          const held = await t.db.query(
+            "SELECT 1 FROM idempotency_keys WHERE key = $1 AND state = 'in_progress'",
+            [key],
+          );
+          return held.rows.length === 1;
+        });
+        const inUse = await createWithKey(key, body);
+        expectErrorResponse(inUse, 409, 'IDEMPOTENCY_KEY_IN_USE');
+        expect(inUse.headers['retry-after']).toBe('1');
+        t.specV2.check('createWebhook', inUse);
+        await blocker.query('COMMIT');
+        const first = await running;
+        expect(first.status).toBe(201);
+        expectReplayOf(await createWithKey(key, body), first);
+        expect(await subscriptions()).toBe(1);
+      } finally {
+        await blocker.end();
+      }
+    });
+
+    it('is scoped to the API key: the same key value under another API key creates its own', async () => {
+      const key = newKey();
+      const body = { url: PUBLIC_URL, events: ['order.placed'] };
+      const mine = await createWithKey(key, body).expect(201);
+      const theirs = await createWithKey(key, body, otherAuth).expect(201);
+      expect(theirs.headers['idempotent-replayed']).toBeUndefined();
+      expect(theirs.body.id).not.toBe(mine.body.id);
+      expect(theirs.body.secret).not.toBe(mine.body.secret);
+      expect(await subscriptions()).toBe(2);
+      // Each key replays its own.
+      expectReplayOf(await createWithKey(key, body, otherAuth), theirs);
+      expectReplayOf(await createWithKey(key, body), mine);
+    });
+
+    it('remembers 409 WEBHOOK_LIMIT_REACHED, the operation’s own refusal, even once a place is free', async () => {
+      for (let i = 0; i < 20; i++) {
+        await create({ url: PUBLIC_URL, events: ['order.placed'] }).expect(201);
+      }
+      const key = newKey();
+      const body = { url: PUBLIC_URL, events: ['order.shipped'] };
+      const full = await createWithKey(key, body);
+      expectErrorResponse(full, 409, 'WEBHOOK_LIMIT_REACHED');
+      expect(full.headers['idempotent-replayed']).toBeUndefined();
+      const list = await t.http.get('/v2/webhooks?limit=1').set('Authorization', t.auth);
+      await t.http
+        .delete(`/v2/webhooks/${list.body.data[0].id}`)
+        .set('Authorization', t.auth)
+        .expect(204);
+      const replay = await createWithKey(key, body);
+      expectErrorResponse(replay, 409, 'WEBHOOK_LIMIT_REACHED');
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      t.specV2.check('createWebhook', replay);
+      expect(replay.text).toBe(full.text);
+      expect(await subscriptions()).toBe(19);
+      await createWithKey(newKey(), body).expect(201);
+    });
+
+    it('does not remember a request refused before it ran: a 400, then another body under that key, is a 201', async () => {
+      const key = newKey();
+      // Refused by validation, before the key is claimed.
+      expectErrorResponse(
+        await createWithKey(key, { url: PUBLIC_URL, events: [] }),
+        400,
+        'VALIDATION_FAILED',
+      );
+      // Refused by the URL check, after the claim: the key is freed.
+      const unresolvable = await createWithKey(key, {
+        url: 'https://no-such-host.invalid/hooks',
+        events: ['order.placed'],
+      });
+      expectErrorResponse(unresolvable, 400, 'VALIDATION_FAILED');
+      expect(unresolvable.body.message).toContain('url');
+      const { rows } = await t.db.query('SELECT 1 FROM idempotency_keys WHERE key = $1', [key]);
+      expect(rows).toHaveLength(0);
+      await createWithKey(key, { url: PUBLIC_URL, events: ['order.placed'] }).expect(201);
+    });
   });
 
   it('lists subscriptions a page at a time, by id', async () => {

@@ -228,6 +228,37 @@ describe('webhooks (e2e)', () => {
     ]);
   });
 
+  it('records no event for an Idempotency-Key replay of placeOrder or createCategory, in either version', async () => {
+    const { id } = await subscribe(t.db, receiver.url);
+    const key = `k-${randomBytes(8).toString('hex')}`;
+    const creates = [
+      { path: '/v1/store/orders', body: { petId, quantity: 2 } },
+      { path: '/v2/store/orders', body: { petId, quantity: 2 } },
+      { path: '/v1/categories', body: { name: `ibis-${key}` } },
+      { path: '/v2/categories', body: { name: `newt-${key}` } },
+    ];
+    for (const { path, body } of creates) {
+      for (const replayed of [undefined, 'true', 'true']) {
+        const res = await t.http
+          .post(path)
+          .set('Authorization', t.auth)
+          .set('Idempotency-Key', key)
+          .send(body);
+        expect({ path, status: res.status, replayed: res.headers['idempotent-replayed'] }).toEqual({
+          path,
+          status: 201,
+          replayed,
+        });
+      }
+    }
+    expect((await deliveries(t.db, id)).map((d) => d.type)).toEqual([
+      'order.placed',
+      'order.placed',
+      'category.created',
+      'category.created',
+    ]);
+  });
+
   it('adds no statement to the operations that emit events', async () => {
     await subscribe(t.db, receiver.url);
     await subscribe(t.db, receiver.url);

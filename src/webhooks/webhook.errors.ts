@@ -8,6 +8,19 @@ export class WebhookNotFoundError extends DomainError {
   }
 }
 
+/**
+ * A repeat of a creation (same Idempotency-Key) whose subscription has been deleted since: its
+ * answer cannot be repeated, as the secret went with the subscription.
+ */
+export class WebhookDeletedSinceError extends DomainError {
+  constructor(webhookId: string) {
+    super(
+      ErrorCode.WEBHOOK_NOT_FOUND,
+      `Webhook ${webhookId}, created under this Idempotency-Key, has been deleted since.`,
+    );
+  }
+}
+
 export class WebhookLimitReachedError extends DomainError {
   constructor(limit: number) {
     super(

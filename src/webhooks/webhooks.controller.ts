@@ -22,7 +22,10 @@ import {
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CallerKeyId } from '../auth/caller-key.decorator.js';
-import { ApiErrorResponses } from '../common/errors/api-error-responses.decorator.js';
+import {
+  ApiErrorResponses,
+  IDEMPOTENT_REPLAYED_HEADER,
+} from '../common/errors/api-error-responses.decorator.js';
 import { ErrorCode } from '../common/errors/error-code.js';
 import { ApiInt64IdParam, Beta } from '../common/http/api-decorators.js';
 import { Int64IdPipe } from '../common/http/int64-id.pipe.js';
@@ -35,10 +38,15 @@ import {
   readPageQuery,
 } from '../common/pagination/page-query.js';
 import { Paginator, type Page } from '../common/pagination/paginator.js';
+import { IdempotentAnswer, type IdempotentRequest } from '../idempotency/idempotency.service.js';
+import { Idempotent, IdempotencyKey } from '../idempotency/idempotent.decorator.js';
 import { CreateWebhookDto } from './dto/create-webhook.dto.js';
 import { WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
 import { CreatedWebhookDto, WebhookDto } from './dto/webhook.dto.js';
 import { WebhooksService } from './webhooks.service.js';
+
+/** Where a subscription lives: this followed by its id. */
+const WEBHOOK_PATH = '/v2/webhooks/';
 
 const WebhookPageDto = PageDto(WebhookDto, 'WebhookPage', 'A page of webhook subscriptions, by id');
 const WebhookDeliveryPageDto = PageDto(
@@ -62,13 +70,16 @@ export class WebhooksController {
 
   @Post()
   @HttpCode(HttpStatus.CREATED)
+  @Idempotent({ version: 'v2', operation: 'createWebhook', locationPrefix: WEBHOOK_PATH })
   @UseInterceptors(JsonBodyInterceptor)
   @Beta()
   @ApiOperation({
     operationId: 'createWebhook',
     summary: 'Subscribe a URL to events',
     description:
-      'The answer holds the signing secret, shown only this once. At most 20 subscriptions per API key.',
+      'The answer holds the signing secret, shown only in this answer: a repeat with the same ' +
+      'Idempotency-Key gets it again (404 WEBHOOK_NOT_FOUND once the subscription is deleted). ' +
+      'At most 20 subscriptions per API key.',
   })
   @ApiCreatedResponse({
     type: CreatedWebhookDto,
@@ -84,6 +95,7 @@ export class WebhooksController {
           example: '/v2/webhooks/12',
         },
       },
+      ...IDEMPOTENT_REPLAYED_HEADER,
     },
   })
   @ApiErrorResponses(
@@ -92,15 +104,20 @@ export class WebhooksController {
     ErrorCode.PAYLOAD_TOO_LARGE,
     ErrorCode.UNSUPPORTED_MEDIA_TYPE,
     ErrorCode.WEBHOOK_LIMIT_REACHED,
+    ErrorCode.WEBHOOK_NOT_FOUND,
+    ErrorCode.IDEMPOTENCY_KEY_IN_USE,
+    ErrorCode.IDEMPOTENCY_KEY_REUSED,
   )
   async create(
     @CallerKeyId() apiKeyId: number,
     @Body() body: CreateWebhookDto,
+    @IdempotencyKey() idempotency: IdempotentRequest | undefined,
     @Res({ passthrough: true }) response: Response,
-  ): Promise<CreatedWebhookDto> {
-    const { subscription, secret } = await this.webhooks.create(apiKeyId, body);
-    response.location(`/v2/webhooks/${subscription.id}`);
-    return { ...WebhookDto.from(subscription), secret: secret.reveal() };
+  ): Promise<CreatedWebhookDto | IdempotentAnswer> {
+    const created = await this.webhooks.create(apiKeyId, body, idempotency);
+    // An IdempotentAnswer carries its own Location (the interceptor sends it).
+    if (!(created instanceof IdempotentAnswer)) response.location(`${WEBHOOK_PATH}${created.id}`);
+    return created;
   }
 
   @Get()

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { WebhookMetrics } from './webhook-metrics.js';
@@ -11,6 +12,7 @@ import { WebhooksService } from './webhooks.service.js';
  * write their events through outbox.ts, inside their own statements; none calls this module.
  */
 @Module({
+  imports: [IdempotencyModule],
   controllers: [WebhooksController],
   providers: [
     WebhookSubscriptionRepository,

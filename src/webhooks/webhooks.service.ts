@@ -2,10 +2,22 @@ import { Injectable } from '@nestjs/common';
 import { ValidationFailedError } from '../common/errors/domain-error.js';
 import type { AppConfig } from '../config/app-config.js';
 import { InjectConfig } from '../config/app-config.provider.js';
+import type { Companion } from '../database/companion-statements.js';
+import {
+  IdempotencyService,
+  IdempotentAnswer,
+  type IdempotentRequest,
+} from '../idempotency/idempotency.service.js';
+import { CreatedWebhookDto, WebhookDto } from './dto/webhook.dto.js';
 import type { WebhookEventType } from './webhook-events.js';
-import { WebhookLimitReachedError, WebhookNotFoundError } from './webhook.errors.js';
+import {
+  WebhookDeletedSinceError,
+  WebhookLimitReachedError,
+  WebhookNotFoundError,
+} from './webhook.errors.js';
 import { WebhookSecret } from './webhook-signature.js';
 import {
+  webhookJson,
   WebhookSubscriptionRepository,
   type WebhookDeliveryView,
   type WebhookSubscription,
@@ -31,26 +43,72 @@ export class WebhooksService {
 
   constructor(
     private readonly subscriptions: WebhookSubscriptionRepository,
+    private readonly idempotency: IdempotencyService,
     @InjectConfig() config: AppConfig,
   ) {
     this.allowPrivateTargets = config.webhooks.allowPrivateTargets;
   }
 
-  /** Creates the subscription; the secret is returned here and never again. */
+  /**
+   * createWebhook: the new subscription with its secret, the one answer that shows it. Under an
+   * Idempotency-Key, the subscription and the remembered answer commit in one transaction and
+   * a repeat gets the remembered answer (see IdempotencyService). The record keeps the answer
+   * without the secret, so the secret stays in one place at rest (the subscription, which needs
+   * it to sign): a replay reads it from there, and the key that created the subscription sees
+   * the same body again. The URL is checked once the key is claimed, so a replay does not
+   * resolve it again; a refused URL (400) frees the key.
+   */
   async create(
     apiKeyId: number,
     input: NewWebhook,
-  ): Promise<{ subscription: WebhookSubscription; secret: WebhookSecret }> {
-    const url = await this.checkedUrl(input.url);
-    const secret = WebhookSecret.generate();
-    const subscription = await this.subscriptions.insertUnderLimit(
-      apiKeyId,
-      { url, events: input.events, description: input.description ?? null },
-      secret,
-      WEBHOOKS_PER_KEY,
-    );
-    if (!subscription) throw new WebhookLimitReachedError(WEBHOOKS_PER_KEY);
-    return { subscription, secret };
+    idempotency?: IdempotentRequest,
+  ): Promise<CreatedWebhookDto | IdempotentAnswer> {
+    const insert = async (companions?: readonly Companion[]) => {
+      const url = await this.checkedUrl(input.url);
+      const secret = WebhookSecret.generate();
+      const { subscription, outputs } = await this.subscriptions.insertUnderLimit(
+        apiKeyId,
+        { url, events: input.events, description: input.description ?? null },
+        secret,
+        WEBHOOKS_PER_KEY,
+        companions,
+      );
+      return { subscription, outputs, secret };
+    };
+    if (!idempotency) {
+      const { subscription, secret } = await insert();
+      if (!subscription) throw new WebhookLimitReachedError(WEBHOOKS_PER_KEY);
+      return { ...WebhookDto.from(subscription), secret: secret.reveal() };
+    }
+    let fresh: WebhookSecret | undefined;
+    const result = await this.idempotency.execute(idempotency, {
+      bodySql: webhookJson('main'),
+      refusal: new WebhookLimitReachedError(WEBHOOKS_PER_KEY),
+      run: async (companion) => {
+        const created = await insert([companion]);
+        fresh = created.secret;
+        return created.outputs[companion.name];
+      },
+    });
+    return this.withSecret(apiKeyId, result, result.replayed ? undefined : fresh);
+  }
+
+  /**
+   * A remembered creation answer with its secret appended, last as in CreatedWebhookDto:
+   * `fresh` on the first answer, else the subscription's own. Deleted since: 404.
+   */
+  private async withSecret(
+    apiKeyId: number,
+    result: IdempotentAnswer,
+    fresh: WebhookSecret | undefined,
+  ): Promise<IdempotentAnswer> {
+    const stored = result.answer.body;
+    const { id } = JSON.parse(stored) as { id: number };
+    const secret = fresh ?? (await this.subscriptions.secretForKey(apiKeyId, String(id)));
+    if (!secret) throw new WebhookDeletedSinceError(String(id));
+    // The stored text is one JSON object: its closing brace is its last character.
+    const body = `${stored.slice(0, -1)},"secret":${JSON.stringify(secret.reveal())}}`;
+    return new IdempotentAnswer({ ...result.answer, body }, result.replayed);
   }
 
   async get(apiKeyId: number, webhookId: string): Promise<WebhookSubscription> {

@@ -36,6 +36,23 @@ export function expectErrorResponse(res: Response, status: number, code: string)
   }
 }
 
+/** An Idempotency-Key replay: the same status, body bytes and Location as `first`, plus Idempotent-Replayed. */
+export function expectReplayOf(replay: Response, first: Response): void {
+  expect({
+    status: replay.status,
+    text: replay.text,
+    location: replay.headers.location,
+    replayed: replay.headers['idempotent-replayed'],
+    contentType: replay.headers['content-type'],
+  }).toEqual({
+    status: first.status,
+    text: first.text,
+    location: first.headers.location,
+    replayed: 'true',
+    contentType: first.headers['content-type'],
+  });
+}
+
 /** Every row the API can write, so a test can show that a refused request wrote nothing. */
 export async function dataSnapshot(db: pg.Pool): Promise<Record<string, unknown[]>> {
   const queries = {
@@ -44,6 +61,12 @@ export async function dataSnapshot(db: pg.Pool): Promise<Record<string, unknown[
     pets: 'SELECT id, name, category_id, status FROM pets ORDER BY id',
     // last_used_at is left out: it may be touched by an earlier, successful request.
     api_keys: 'SELECT id, name, prefix, key_hash, revoked_at FROM api_keys ORDER BY id',
+    webhook_subscriptions:
+      'SELECT id, api_key_id, url, events, description, secret, created_at FROM webhook_subscriptions ORDER BY id',
+    // The events: one delivery per subscription. Status and attempts are left out: the
+    // dispatcher moves them on, whatever the request under test did.
+    webhook_deliveries:
+      'SELECT id, subscription_id, event_id, event_type, payload FROM webhook_deliveries ORDER BY id',
   };
   const snapshot: Record<string, unknown[]> = {};
   for (const [table, sql] of Object.entries(queries)) {

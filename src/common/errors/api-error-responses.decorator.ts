@@ -96,7 +96,11 @@ export const IDEMPOTENT_REPLAYED_HEADER: HeadersObject = {
  * (contract section 10). An operation that documents IDEMPOTENCY_KEY_REUSED takes an
  * Idempotency-Key.
  */
-const REPLAYED_ERROR_CODES = new Set([ErrorCode.CATEGORY_EXISTS, ErrorCode.PET_NOT_FOUND]);
+const REPLAYED_ERROR_CODES = new Set([
+  ErrorCode.CATEGORY_EXISTS,
+  ErrorCode.PET_NOT_FOUND,
+  ErrorCode.WEBHOOK_LIMIT_REACHED,
+]);
 
 /**
  * Documents an operation's error responses: the Error schema plus one example per code,
