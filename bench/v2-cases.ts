@@ -16,6 +16,8 @@ export const DEEP_AFTER = 990_000;
  * before SEED_NOW is 4.5 %.
  */
 export const SHIP_RANGE_1PCT = `shipDateFrom=${iso(SEED_NOW - 100 * DAY_MS)}&shipDateTo=${iso(SEED_NOW - 85.4 * DAY_MS)}`;
+/** One day of shipped orders: 0.07 %, narrow enough for the ship date index to pay. */
+export const SHIP_RANGE_1DAY = `shipDateFrom=${iso(SEED_NOW - 100 * DAY_MS)}&shipDateTo=${iso(SEED_NOW - 99 * DAY_MS)}`;
 export const SHIP_FROM_10PCT = `shipDateFrom=${iso(SEED_NOW + 15 * DAY_MS)}`;
 export const SHIP_TO_4PCT = `shipDateTo=${iso(SEED_NOW - 300 * DAY_MS)}`;
 
@@ -47,6 +49,7 @@ export function listCases(petId: number): ListCase[] {
     { name: 'shipDateFrom', path: `${orders}?${SHIP_FROM_10PCT}`, matches: '10 %' },
     { name: 'shipDateTo', path: `${orders}?${SHIP_TO_4PCT}`, matches: '4.5 %' },
     { name: 'ship date range', path: `${orders}?${SHIP_RANGE_1PCT}`, matches: '1 %' },
+    { name: 'ship date range, one day', path: `${orders}?${SHIP_RANGE_1DAY}`, matches: '0.07 %' },
     { name: 'status + petId', path: `${orders}?status=pending&petId=${petId}`, matches: '0.6 %' },
     {
       name: 'status + ship date range',
