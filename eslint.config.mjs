@@ -23,7 +23,9 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['jest.config.js', 'scripts/*.mjs'] },
+        projectService: {
+          allowDefaultProject: ['jest.config.js', 'scripts/*.mjs', 'scripts/lib/*.mjs'],
+        },
         tsconfigRootDir: import.meta.dirname,
       },
     },

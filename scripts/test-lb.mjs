@@ -2,11 +2,11 @@
 // and nginx): two instances started at once (migration lock), nginx in front running
 // deploy/nginx/nginx.conf with loopback addresses, steady load through nginx, then each
 // instance in turn sent SIGTERM, waited for (exit code 0) and started again.
-import { spawn } from 'node:child_process';
-import { appendFileSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { createRun, describeExit, startInstance, waitReady } from './lib/harness.mjs';
 import { freePorts, startNginx } from './loopback-nginx.mjs';
 
 const work = process.env.LB_WORK;
@@ -27,44 +27,10 @@ const RATE = 300; // requests per second, over all connections: steady, not satu
 const START_DEADLINE_MS = 60000;
 const WATCHDOG_MS = 110000; // the whole run; well under CI's 2 minutes with setup
 const runId = Math.random().toString(36).slice(2, 10);
-const t0 = Date.now();
 const fetch = globalThis.fetch;
 
-const say = (line) =>
-  console.log(`[${((Date.now() - t0) / 1000).toFixed(1).padStart(5)}s] ${line}`);
-const failures = [];
-const fail = (reason) => {
-  failures.push(reason);
-  say(`FAIL: ${reason}`);
-};
-
-const children = new Set();
-let stopping = false; // set on SIGINT/SIGTERM and at the watchdog: start nothing more
-function track(child) {
-  if (stopping) {
-    child.kill('SIGKILL');
-    throw new Error('stopping');
-  }
-  children.add(child);
-  appendFileSync(`${work}/pids`, `${child.pid}\n`);
-  child.on('exit', () => children.delete(child));
-}
-async function stopEverything() {
-  stopping = true;
-  for (const child of children) child.kill('SIGTERM');
-  for (let i = 0; i < 50 && children.size > 0; i++) await sleep(100);
-  for (const child of children) child.kill('SIGKILL');
-}
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.on(signal, () => {
-    say(`${signal}: stopping`);
-    void stopEverything().then(() => process.exit(1));
-  });
-}
-setTimeout(() => {
-  say(`FAIL: the run took longer than ${WATCHDOG_MS / 1000}s`);
-  void stopEverything().then(() => process.exit(1));
-}, WATCHDOG_MS).unref();
+const run = createRun({ work, watchdogMs: WATCHDOG_MS });
+const { say, fail, failures, stopEverything } = run;
 
 /** Status of a GET, or the error code when there was no answer. */
 async function probe(url, headers = {}) {
@@ -79,56 +45,36 @@ async function probe(url, headers = {}) {
 
 // ---- instances ----
 
-function startInstance(instance) {
-  const log = openSync(`${work}/${instance.name}.log`, 'a');
-  const env = {
-    PATH: process.env.PATH,
-    NODE_ENV: 'production',
-    PORT: String(instance.port),
-    DATABASE_URL: databaseUrl,
-    BOOTSTRAP_API_KEY: KEY,
-    SEED_DEMO: 'true',
-    LOG_LEVEL: 'warn',
-    TRUST_PROXY: 'loopback',
-    RATE_LIMIT_PER_MINUTE: '0',
-    RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '0',
-    SHUTDOWN_DRAIN_DELAY_MS: String(DRAIN_MS),
-    SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
-    ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
-  };
-  const child = spawn(process.execPath, [`${work}/app/dist/main.js`], {
-    cwd: `${work}/app`, // no .env from the checkout
-    env,
-    stdio: ['ignore', log, log],
+function start(instance) {
+  startInstance(run, {
+    work,
+    instance,
+    env: {
+      DATABASE_URL: databaseUrl,
+      BOOTSTRAP_API_KEY: KEY,
+      SEED_DEMO: 'true',
+      LOG_LEVEL: 'warn',
+      TRUST_PROXY: 'loopback',
+      RATE_LIMIT_PER_MINUTE: '0',
+      RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '0',
+      SHUTDOWN_DRAIN_DELAY_MS: String(DRAIN_MS),
+      SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
+      ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
+    },
   });
-  track(child);
-  instance.child = child;
-  instance.exited = new Promise((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal })),
-  );
-  say(`started ${instance.name} (pid ${child.pid}, port ${instance.port})`);
 }
 
-async function waitReady(instance) {
-  const deadline = Date.now() + START_DEADLINE_MS;
-  let exited = null;
-  void instance.exited.then((result) => (exited = result));
-  while (Date.now() < deadline) {
-    if (exited) {
-      fail(`${instance.name} exited during start-up (${describeExit(exited)})`);
-      return false;
-    }
-    if ((await probe(`http://127.0.0.1:${instance.port}/health/ready`)) === 200) {
-      say(`${instance.name} is ready`);
-      return true;
-    }
-    await sleep(200);
+/** Whether the instance became ready; a failure is recorded when it did not. */
+async function becameReady(instance) {
+  try {
+    await waitReady(run, instance, START_DEADLINE_MS);
+    return true;
+  } catch (error) {
+    fail(error.message);
+    return false;
   }
-  fail(`${instance.name} was not ready within ${START_DEADLINE_MS / 1000}s`);
-  return false;
 }
 
-const describeExit = ({ code, signal }) => (signal ? `killed by ${signal}` : `exit code ${code}`);
 const exitCodes = [];
 
 /** SIGTERM, readiness must turn 503 at once, then the process must exit 0 in time. */
@@ -227,9 +173,9 @@ async function main() {
   const b = { name: 'b', port: portB };
 
   say(`two instances at once on ${portA} and ${portB} (fresh database: the migration lock)`);
-  startInstance(a);
-  startInstance(b);
-  const [readyA, readyB] = await Promise.all([waitReady(a), waitReady(b)]);
+  start(a);
+  start(b);
+  const [readyA, readyB] = await Promise.all([becameReady(a), becameReady(b)]);
   if (!readyA || !readyB) return;
 
   const db = new pg.Client({ connectionString: databaseUrl });
@@ -254,7 +200,7 @@ async function main() {
     nginxPort,
     ports: [portA, portB],
     failTimeoutS: FAIL_TIMEOUT_S,
-    track,
+    track: run.track,
     say,
   });
   const through = await probe(`http://127.0.0.1:${nginxPort}/v1/pets/1`, {
@@ -268,8 +214,8 @@ async function main() {
 
   for (const instance of [a, b]) {
     await terminate(instance, 'rolling restart');
-    startInstance(instance);
-    if (!(await waitReady(instance))) break;
+    start(instance);
+    if (!(await becameReady(instance))) break;
     // Back in nginx's rotation once fail_timeout has passed since its last failure.
     await sleep(FAIL_TIMEOUT_S * 1000 + 1500);
   }

@@ -4,16 +4,18 @@
 // abandoned listOrders streams, unauthenticated calls over their rate limit (429), a Redis
 // restart and a PostgreSQL restart. Passes only when, after the load:
 // - RSS and event-loop handles of each instance come back within 10 % of their level after
-//   warm-up (within 30 s of the end of the load);
+//   warm-up (within 30 s of the end of the load); both readings are of an idle instance after
+//   forced collections (settle, scripts/lib/soak-gc-hook.mjs), so they count what is held;
 // - each pool is back to idle and pg_stat_activity holds no connection left busy;
 // - no request failed outside the PostgreSQL outage, and the only 5xx are 503s inside it;
 // - each instance recovered within 5 s of each restart.
 import { spawn } from 'node:child_process';
-import { appendFileSync, openSync } from 'node:fs';
+import { openSync } from 'node:fs';
 import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { createRun, startInstance, waitReady } from './lib/harness.mjs';
 import { freePorts, startNginx } from './loopback-nginx.mjs';
 
 const work = process.env.SOAK_WORK;
@@ -33,52 +35,18 @@ const POOL_SIZE = 5;
 const RECOVERY_LIMIT_MS = 5000;
 const GROWTH_LIMIT = 1.1;
 const SETTLE_MS = 30000;
+const FLOOR_MS = 15000;
 const WARMUP_S = Math.min(60, Math.max(20, Math.round(SECONDS * 0.2)));
 const MIXED_WORKERS = 4;
+const GC_HOOK = new URL('./lib/soak-gc-hook.mjs', import.meta.url).href;
 const databaseUrl = `postgres://postgres@127.0.0.1:${pgPort}/petstore`;
 const runId = Math.random().toString(36).slice(2, 10);
-const t0 = Date.now();
 
-const say = (line) =>
-  console.log(`[${((Date.now() - t0) / 1000).toFixed(1).padStart(6)}s] ${line}`);
-const failures = [];
-const fail = (reason) => {
-  failures.push(reason);
-  say(`FAIL: ${reason}`);
-};
+// The pause after warm-up, the settling after the load and the restarts come on top of the load.
+const run = createRun({ work, watchdogMs: (SECONDS + 240) * 1000 });
+const { t0, say, fail, failures, track, stopEverything } = run;
 
-// ---- processes ----
-
-const children = new Set();
-let stopping = false;
-function track(child) {
-  if (stopping) {
-    child.kill('SIGKILL');
-    throw new Error('stopping');
-  }
-  children.add(child);
-  appendFileSync(`${work}/pids`, `${child.pid}\n`);
-  child.on('exit', () => children.delete(child));
-}
-async function stopEverything() {
-  stopping = true;
-  for (const child of children) child.kill('SIGTERM');
-  for (let i = 0; i < 50 && children.size > 0; i++) await sleep(100);
-  for (const child of children) child.kill('SIGKILL');
-}
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.on(signal, () => {
-    say(`${signal}: stopping`);
-    void stopEverything().then(() => process.exit(1));
-  });
-}
-const WATCHDOG_MS = (SECONDS + 240) * 1000;
-setTimeout(() => {
-  say(`FAIL: the run took longer than ${WATCHDOG_MS / 1000}s`);
-  void stopEverything().then(() => process.exit(1));
-}, WATCHDOG_MS).unref();
-
-function run(command) {
+function sh(command) {
   return new Promise((resolve, reject) => {
     const child = spawn('sh', ['-c', command], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
@@ -165,6 +133,7 @@ async function scrape(instance) {
     rss: sample(text, 'process_resident_memory_bytes'),
     handles: sample(text, 'nodejs_active_handles_total'),
     heap: sample(text, 'nodejs_heap_size_used_bytes'),
+    heapTotal: sample(text, 'nodejs_heap_size_total_bytes'),
     external: sample(text, 'nodejs_external_memory_bytes'),
     used: sample(text, 'db_client_connection_count', { state: 'used' }),
     idle: sample(text, 'db_client_connection_count', { state: 'idle' }),
@@ -219,14 +188,13 @@ async function waitRedis() {
   throw new Error('Redis did not start within 10 s');
 }
 
-function startInstance(instance) {
-  const log = openSync(`${work}/${instance.name}.log`, 'a');
-  const child = spawn(process.execPath, [`${work}/app/dist/main.js`], {
-    cwd: `${work}/app`,
+function start(instance) {
+  startInstance(run, {
+    work,
+    instance,
+    // --expose-gc and the hook: test-only, so that readings count live memory, not garbage.
+    nodeArgs: ['--expose-gc', '--import', GC_HOOK],
     env: {
-      PATH: process.env.PATH,
-      NODE_ENV: 'production',
-      PORT: String(instance.port),
       METRICS_PORT: String(instance.metricsPort),
       METRICS_HOST: '127.0.0.1',
       DATABASE_URL: databaseUrl,
@@ -241,33 +209,41 @@ function startInstance(instance) {
       RATE_LIMIT_PER_MINUTE: '1000000',
       RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '30',
       SHUTDOWN_DRAIN_DELAY_MS: '0',
+      SOAK_GC_PORT: String(instance.gcPort),
     },
-    stdio: ['ignore', log, log],
   });
-  track(child);
-  instance.child = child;
-  instance.exited = new Promise((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal })),
-  );
-  say(
-    `started ${instance.name} (pid ${child.pid}, port ${instance.port}, metrics ${instance.metricsPort})`,
-  );
-}
-
-async function waitReady(instance, deadlineMs = 90000) {
-  const deadline = Date.now() + deadlineMs;
-  while (Date.now() < deadline) {
-    const outcome = await call({ port: instance.port, path: '/health/ready', timeoutMs: 2000 });
-    if (outcome.status === 200) return;
-    await sleep(200);
-  }
-  throw new Error(`${instance.name} was not ready within ${deadlineMs / 1000}s`);
 }
 
 // ---- load ----
 
 const outcomes = []; // { kind, started, ended, status, error, ok }
 let running = true;
+
+// The reading after warm-up is taken with the load paused, as the one after the load is taken
+// with the load over: both of idle instances, so that requests in flight are not counted in one
+// and missing from the other.
+const WORKERS = MIXED_WORKERS + 2;
+let pause = null; // { resumed, resume } while paused
+let waiting = 0; // workers waiting at the pause
+/** Whether a worker goes on; while the load is paused, it waits here first. */
+async function going() {
+  if (pause) {
+    waiting++;
+    await pause.resumed;
+    waiting--;
+  }
+  return running;
+}
+async function pauseLoad() {
+  let resume;
+  pause = { resumed: new Promise((resolve) => (resume = resolve)) };
+  pause.resume = resume;
+  while (waiting < WORKERS) await sleep(50);
+}
+function resumeLoad() {
+  pause.resume();
+  pause = null;
+}
 let petId = 1;
 
 function record(kind, outcome, ok) {
@@ -283,7 +259,7 @@ function record(kind, outcome, ok) {
 
 async function mixedWorker(nginxPort, index) {
   let n = 0;
-  while (running) {
+  while (await going()) {
     n++;
     const pick = (n * 7 + index) % 10;
     if (pick < 4) {
@@ -325,7 +301,7 @@ async function mixedWorker(nginxPort, index) {
 const streams = { full: 0, abandoned: 0, largest: 0 };
 async function streamWorker(nginxPort) {
   let n = 0;
-  while (running) {
+  while (await going()) {
     n++;
     if (n % 2 === 0) {
       // Halfway through a 100 000-order list (about 10 MB), the client hangs up.
@@ -370,7 +346,7 @@ async function streamWorker(nginxPort) {
 }
 
 async function limitedWorker(nginxPort) {
-  while (running) {
+  while (await going()) {
     const o = await call({ port: nginxPort, path: '/v1/categories' });
     record('GET without a key (limited)', o, o.status === 401 || o.status === 429);
     await sleep(250);
@@ -427,9 +403,9 @@ async function restartRedis(instances) {
 async function restartPostgres(instances, nginxPort) {
   say('PostgreSQL: pg_ctl stop -m fast');
   const from = Date.now();
-  await run(`${pgCtl} stop -m fast -w`);
+  await sh(`${pgCtl} stop -m fast -w`);
   await sleep(2000);
-  await run(`${pgCtl} start -w`);
+  await sh(`${pgCtl} start -w`);
   const up = Date.now();
   say(`PostgreSQL: back after ${up - from} ms; waiting for each instance to serve again`);
   await Promise.all(
@@ -484,33 +460,52 @@ const median = (values) => {
 };
 const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
+/** Full collections in the instance (scripts/lib/soak-gc-hook.mjs); its memory figures. */
+async function collect(instance) {
+  const response = await fetch(`http://127.0.0.1:${instance.gcPort}/gc`, {
+    signal: AbortSignal.timeout(10000),
+  });
+  return response.json();
+}
+
+/**
+ * A reading of an idle instance, taken the same way after warm-up and after the load: for
+ * FLOOR_MS, again and again a forced collection, a second for the memory to go back to the
+ * system and a scrape of its metrics; then the median of the last three, so that one slow
+ * collection or scrape is no outlier. Forced collections alone leave V8's heap as large as the
+ * load made it (Node 20's gc() does not shrink it); V8's memory reducer does, some seconds after
+ * the allocation rate drops, so the readings go on until it has had its turn.
+ */
 async function settle(instance) {
-  // Three scrapes a second apart: the median, so one GC or scrape is no outlier.
   const samples = [];
-  for (let i = 0; i < 3; i++) {
-    samples.push(await scrape(instance));
+  const until = Date.now() + FLOOR_MS;
+  while (Date.now() < until || samples.length < 3) {
+    await collect(instance);
     await sleep(1000);
+    samples.push(await scrape(instance));
   }
+  const last = samples.slice(-3);
   return {
-    rss: median(samples.map((s) => s.rss)),
-    handles: median(samples.map((s) => s.handles)),
-    heap: median(samples.map((s) => s.heap)),
-    external: median(samples.map((s) => s.external)),
+    rss: median(last.map((s) => s.rss)),
+    handles: median(last.map((s) => s.handles)),
+    heap: median(last.map((s) => s.heap)),
+    heapTotal: median(last.map((s) => s.heapTotal)),
+    external: median(last.map((s) => s.external)),
   };
 }
 
 async function main() {
-  const ports = await freePorts(6);
+  const ports = await freePorts(8);
   redis.port = ports[0];
   startRedis();
   await waitRedis();
   say(`Redis on 127.0.0.1:${redis.port}`);
 
   const instances = [];
-  instances.push({ name: 'a', port: ports[1], metricsPort: ports[2] });
-  instances.push({ name: 'b', port: ports[3], metricsPort: ports[4] });
-  for (const instance of instances) startInstance(instance);
-  await Promise.all(instances.map((instance) => waitReady(instance)));
+  instances.push({ name: 'a', port: ports[1], metricsPort: ports[2], gcPort: ports[6] });
+  instances.push({ name: 'b', port: ports[3], metricsPort: ports[4], gcPort: ports[7] });
+  for (const instance of instances) start(instance);
+  await Promise.all(instances.map((instance) => waitReady(run, instance, 90000)));
   say('both instances ready');
 
   const db = new pg.Client({ connectionString: databaseUrl });
@@ -540,12 +535,13 @@ async function main() {
     say,
   });
 
-  const loadStart = Date.now();
+  let loadStart = Date.now();
   const at = (seconds) => sleep(Math.max(0, loadStart + seconds * 1000 - Date.now()));
   say(
     `load for ${SECONDS}s (warm-up ${WARMUP_S}s): ${MIXED_WORKERS} mixed workers, 1 stream, 1 over its limit`,
   );
   const workers = [
+    // WORKERS of them
     ...Array.from({ length: MIXED_WORKERS }, (_, i) => mixedWorker(nginxPort, i)),
     streamWorker(nginxPort),
     limitedWorker(nginxPort),
@@ -558,12 +554,22 @@ async function main() {
     await sleep(200);
   }
   const warmedUp = (Date.now() - loadStart) / 1000;
+  const pausedAt = Date.now();
+  await pauseLoad();
+  say(
+    `load paused after ${warmedUp.toFixed(0)}s of warm-up (in flight: ${Date.now() - pausedAt} ms)`,
+  );
   const baseline = {};
-  for (const instance of instances) {
-    const s = await settle(instance);
-    baseline[instance.name] = s;
-    say(`after warm-up, ${instance.name}: RSS ${mb(s.rss)}, handles ${s.handles}`);
-  }
+  await Promise.all(
+    instances.map(async (instance) => {
+      const s = await settle(instance);
+      baseline[instance.name] = s;
+      say(`after warm-up, ${instance.name}: RSS ${mb(s.rss)}, handles ${s.handles}`);
+    }),
+  );
+  resumeLoad();
+  // The pause does not count as load: the schedule moves on by its length.
+  loadStart += Date.now() - pausedAt;
   const measured = SECONDS - warmedUp;
   await at(warmedUp + measured * 0.3);
   await restartRedis(instances);
@@ -577,21 +583,19 @@ async function main() {
   say('load stopped');
 
   // ---- checks ----
-  // "Come back": garbage of the last streams is not growth. V8's memory reducer collects some
-  // seconds after the allocation rate drops, so each instance gets up to SETTLE_MS to return
-  // within the limit; a leak never does.
+  // "Come back": each instance gets up to SETTLE_MS after the load to return within the limit
+  // (readings as after warm-up, see settle); a leak never does.
   const after = {};
   const settleStart = Date.now();
-  for (const instance of instances) {
-    let e = await settle(instance);
-    const b = baseline[instance.name];
-    const back = () => e.rss <= b.rss * GROWTH_LIMIT && e.handles <= b.handles * GROWTH_LIMIT;
-    while (!back() && Date.now() - settleStart < SETTLE_MS) {
-      await sleep(2000);
-      e = await settle(instance);
-    }
-    after[instance.name] = { ...e, after: Date.now() - settleStart };
-  }
+  await Promise.all(
+    instances.map(async (instance) => {
+      let e = await settle(instance);
+      const b = baseline[instance.name];
+      const back = () => e.rss <= b.rss * GROWTH_LIMIT && e.handles <= b.handles * GROWTH_LIMIT;
+      while (!back() && Date.now() - settleStart < SETTLE_MS) e = await settle(instance);
+      after[instance.name] = { ...e, after: Date.now() - settleStart };
+    }),
+  );
 
   const pools = {};
   for (const instance of instances) {
@@ -673,8 +677,8 @@ async function main() {
       e.rss <= b.rss * GROWTH_LIMIT,
     );
     checks.push([
-      `${instance.name}: V8 heap used / external memory`,
-      `${mb(b.heap)} → ${mb(e.heap)} / ${mb(b.external)} → ${mb(e.external)}`,
+      `${instance.name}: V8 heap used / heap total / external (after GC)`,
+      `${mb(b.heap)} → ${mb(e.heap)} / ${mb(b.heapTotal)} → ${mb(e.heapTotal)} / ${mb(b.external)} → ${mb(e.external)}`,
       '-',
       '',
     ]);
