@@ -138,6 +138,53 @@ describe('Prometheus metrics on METRICS_PORT (e2e)', () => {
     expect(requests(after, '/v1/categories', '429')).toBeGreaterThanOrEqual(2);
   });
 
+  it('counts Idempotency-Key replays by operation and version, and only replays', async () => {
+    const petId = await insertPet(t.db, { name: 'Replayed' });
+    const { ApiKeysService } = await import('../src/auth/api-keys.service.js');
+    // A key each: this app allows 3 requests per key and minute.
+    const [orders, categories] = await Promise.all(
+      ['replays-orders', 'replays-categories'].map(
+        async (name) => `Bearer ${(await t.app.get(ApiKeysService).issue(name)).key}`,
+      ),
+    );
+    const post = async (auth: string, path: string, body: object): Promise<string> => {
+      const res = await fetch(`${baseUrl}${path}`, {
+        method: 'POST',
+        headers: {
+          Authorization: auth,
+          'Content-Type': 'application/json',
+          'Idempotency-Key': 'r1',
+        },
+        body: JSON.stringify(body),
+      });
+      await res.text();
+      return `${res.status} ${res.headers.get('idempotent-replayed') ?? '-'}`;
+    };
+    const replays = (text: string, operation: string, version: string): number =>
+      sample(text, 'petstore_idempotency_replays_total', { operation, version });
+    const before = await scrape();
+
+    const answers = [];
+    for (let i = 0; i < 3; i++) {
+      answers.push(await post(orders, '/v1/store/orders', { petId, quantity: 1 }));
+    }
+    answers.push(await post(categories, '/v2/categories', { name: 'replayed' }));
+    answers.push(await post(categories, '/v2/categories', { name: 'replayed' }));
+    // The same key value in v1 is another key: a first answer (409), not a replay.
+    answers.push(await post(categories, '/v1/categories', { name: 'replayed' }));
+    expect(answers).toEqual(['201 -', '201 true', '201 true', '201 -', '201 true', '409 -']);
+
+    const after = await scrape();
+    expect({
+      placeOrderV1: replays(after, 'placeOrder', 'v1') - replays(before, 'placeOrder', 'v1'),
+      createCategoryV2:
+        replays(after, 'createCategory', 'v2') - replays(before, 'createCategory', 'v2'),
+      createCategoryV1:
+        replays(after, 'createCategory', 'v1') - replays(before, 'createCategory', 'v1'),
+    }).toEqual({ placeOrderV1: 2, createCategoryV2: 1, createCategoryV1: 0 });
+    expect(after).toMatch(/^# TYPE petstore_idempotency_replays_total counter$/m);
+  });
+
   it('shows requests in flight, and an abandoned stream as status 499', async () => {
     const petId = await insertPet(t.db, { name: 'Metered' });
     // More than loopback socket buffers hold (about 9 MB): the answer cannot finish unread.

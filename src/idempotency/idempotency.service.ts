@@ -1,11 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import type { Counter } from 'prom-client';
 import { errorBody } from '../common/errors/all-exceptions.filter.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import type { ErrorCode } from '../common/errors/error-code.js';
 import type { AppConfig } from '../config/app-config.js';
 import { InjectConfig } from '../config/app-config.provider.js';
 import type { Companion } from '../database/companion-statements.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from './idempotency.errors.js';
 import {
   IdempotencyRepository,
@@ -52,12 +54,19 @@ const MAX_CLAIM_ATTEMPTS = 3;
 export class IdempotencyService {
   private readonly logger = new Logger('Idempotency');
   private readonly settings: AppConfig['idempotency'];
+  private readonly replays: Counter<'operation' | 'version'>;
 
   constructor(
     private readonly repository: IdempotencyRepository,
     @InjectConfig() config: AppConfig,
+    metrics: MetricsService,
   ) {
     this.settings = config.idempotency;
+    this.replays = metrics.counter({
+      name: 'petstore_idempotency_replays_total',
+      help: 'Remembered answers repeated to an Idempotency-Key retry (201s and remembered refusals), by operationId and API version',
+      labelNames: ['operation', 'version'],
+    });
   }
 
   /**
@@ -123,6 +132,7 @@ export class IdempotencyService {
       }
       if (!record.fingerprint.equals(request.fingerprint)) throw new IdempotencyKeyReusedError();
       if (record.running || !record.answer) throw new IdempotencyKeyInUseError();
+      this.replays.inc({ operation: request.operation, version: request.version });
       return answerOf(record.answer, true);
     }
     throw new IdempotencyKeyInUseError();
