@@ -1,37 +1,17 @@
-import {
-  Body,
-  Controller,
-  Get,
-  HttpCode,
-  HttpStatus,
-  Post,
-  Query,
-  Req,
-  Res,
-  UseInterceptors,
-} from '@nestjs/common';
-import {
-  ApiBearerAuth,
-  ApiCreatedResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { Body, Controller, Get, Query, Req, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import {
-  ApiErrorResponses,
-  IDEMPOTENT_REPLAYED_HEADER,
-} from '../common/errors/api-error-responses.decorator.js';
+import { ApiErrorResponses } from '../common/errors/api-error-responses.decorator.js';
 import { ErrorCode } from '../common/errors/error-code.js';
 import { Beta } from '../common/http/api-decorators.js';
-import { JsonBodyInterceptor } from '../common/http/json-body.interceptor.js';
 import { NEXT_PAGE_LINK_HEADER, PageDto } from '../common/pagination/page.dto.js';
 import { ApiPageQuery } from '../common/pagination/page-query.decorator.js';
 import type { PageQuery } from '../common/pagination/page-query.js';
 import { Paginator, type Page } from '../common/pagination/paginator.js';
 import type { IdempotentAnswer, IdempotentRequest } from '../idempotency/idempotency.service.js';
-import { Idempotent, IdempotencyKey } from '../idempotency/idempotent.decorator.js';
+import { IdempotencyKey } from '../idempotency/idempotent.decorator.js';
 import { CategoriesService } from './categories.service.js';
+import { CreateCategoryOperation } from './category-operations.js';
 import { CategoryDto } from './dto/category.dto.js';
 import { CategoryListQueryPipe } from './dto/category-list.query.js';
 import { CreateCategoryDto } from './dto/create-category.dto.js';
@@ -85,38 +65,11 @@ export class CategoriesV2Controller {
     };
   }
 
-  @Post()
-  @HttpCode(HttpStatus.CREATED)
-  @Idempotent({ version: 'v2', operation: 'createCategory' })
-  @UseInterceptors(JsonBodyInterceptor)
-  @Beta()
-  @ApiOperation({
-    operationId: 'createCategory',
-    summary: 'Create a category',
-    description:
-      'The name is trimmed and must be unique ignoring case (409 CATEGORY_EXISTS). Unknown fields are refused.',
-  })
-  @ApiCreatedResponse({
-    type: CategoryDto,
-    description: 'The created category with its new id',
-    headers: IDEMPOTENT_REPLAYED_HEADER,
-  })
-  @ApiErrorResponses(
-    ErrorCode.VALIDATION_FAILED,
-    ErrorCode.MALFORMED_JSON,
-    ErrorCode.CATEGORY_EXISTS,
-    ErrorCode.PAYLOAD_TOO_LARGE,
-    ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-    ErrorCode.IDEMPOTENCY_KEY_IN_USE,
-    ErrorCode.IDEMPOTENCY_KEY_REUSED,
-  )
-  async create(
+  @CreateCategoryOperation('2')
+  create(
     @Body() body: CreateCategoryDto,
     @IdempotencyKey() idempotency: IdempotentRequest | undefined,
   ): Promise<CategoryDto | IdempotentAnswer> {
-    if (idempotency) {
-      return this.categories.createIdempotent(body.name, body.description, idempotency);
-    }
-    return CategoryDto.from(await this.categories.create(body.name, body.description));
+    return this.categories.create(body, idempotency);
   }
 }

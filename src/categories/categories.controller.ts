@@ -1,20 +1,10 @@
-import { Body, Controller, Get, HttpCode, HttpStatus, Post, UseInterceptors } from '@nestjs/common';
-import {
-  ApiBearerAuth,
-  ApiCreatedResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
-import {
-  ApiErrorResponses,
-  IDEMPOTENT_REPLAYED_HEADER,
-} from '../common/errors/api-error-responses.decorator.js';
-import { ErrorCode } from '../common/errors/error-code.js';
-import { JsonBodyInterceptor } from '../common/http/json-body.interceptor.js';
+import { Body, Controller, Get } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrorResponses } from '../common/errors/api-error-responses.decorator.js';
 import type { IdempotentAnswer, IdempotentRequest } from '../idempotency/idempotency.service.js';
-import { Idempotent, IdempotencyKey } from '../idempotency/idempotent.decorator.js';
+import { IdempotencyKey } from '../idempotency/idempotent.decorator.js';
 import { CategoriesService } from './categories.service.js';
+import { CreateCategoryOperation } from './category-operations.js';
 import { CategoryDto } from './dto/category.dto.js';
 import { CreateCategoryDto } from './dto/create-category.dto.js';
 
@@ -36,37 +26,11 @@ export class CategoriesController {
     return (await this.categories.listAll()).map((category) => CategoryDto.from(category));
   }
 
-  @Post()
-  @HttpCode(HttpStatus.CREATED)
-  @Idempotent({ version: 'v1', operation: 'createCategory' })
-  @UseInterceptors(JsonBodyInterceptor)
-  @ApiOperation({
-    operationId: 'createCategory',
-    summary: 'Create a category',
-    description:
-      'The name is trimmed and must be unique ignoring case (409 CATEGORY_EXISTS). Unknown fields are refused.',
-  })
-  @ApiCreatedResponse({
-    type: CategoryDto,
-    description: 'The created category with its new id',
-    headers: IDEMPOTENT_REPLAYED_HEADER,
-  })
-  @ApiErrorResponses(
-    ErrorCode.VALIDATION_FAILED,
-    ErrorCode.MALFORMED_JSON,
-    ErrorCode.CATEGORY_EXISTS,
-    ErrorCode.PAYLOAD_TOO_LARGE,
-    ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-    ErrorCode.IDEMPOTENCY_KEY_IN_USE,
-    ErrorCode.IDEMPOTENCY_KEY_REUSED,
-  )
-  async create(
+  @CreateCategoryOperation('1')
+  create(
     @Body() body: CreateCategoryDto,
     @IdempotencyKey() idempotency: IdempotentRequest | undefined,
   ): Promise<CategoryDto | IdempotentAnswer> {
-    if (idempotency) {
-      return this.categories.createIdempotent(body.name, body.description, idempotency);
-    }
-    return CategoryDto.from(await this.categories.create(body.name, body.description));
+    return this.categories.create(body, idempotency);
   }
 }

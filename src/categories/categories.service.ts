@@ -8,6 +8,8 @@ import { categoryJson } from './category-json.js';
 import { CategoryExistsError } from './category.errors.js';
 import type { CategoryEntity } from './category.entity.js';
 import { CategoryRepository } from './category.repository.js';
+import { CategoryDto } from './dto/category.dto.js';
+import type { CreateCategoryDto } from './dto/create-category.dto.js';
 
 @Injectable()
 export class CategoriesService {
@@ -29,29 +31,27 @@ export class CategoriesService {
     return this.categories.listPage(order, after, take);
   }
 
-  async create(name: string, description: string | undefined): Promise<CategoryEntity> {
-    const { category } = await this.categories.insertUnlessNameTaken(name, description ?? null);
-    if (!category) {
-      throw new CategoryExistsError(name);
-    }
-    return category;
-  }
-
   /**
-   * create() under an Idempotency-Key: the category and the remembered answer commit in one
-   * statement; a repeat gets the remembered answer (see IdempotencyService).
+   * createCategory, in every version: the new category as the API shows it. Under an
+   * Idempotency-Key, the category and the remembered answer commit in one statement, and a
+   * repeat gets the remembered answer (IdempotencyService.create).
    */
-  createIdempotent(
-    name: string,
-    description: string | undefined,
-    request: IdempotentRequest,
-  ): Promise<IdempotentAnswer> {
-    return this.idempotency.execute(request, {
+  create(
+    body: CreateCategoryDto,
+    idempotency?: IdempotentRequest,
+  ): Promise<CategoryDto | IdempotentAnswer> {
+    return this.idempotency.create(idempotency, {
       bodySql: categoryJson('main'),
-      refusal: new CategoryExistsError(name),
-      run: async (companion) =>
-        (await this.categories.insertUnlessNameTaken(name, description ?? null, [companion]))
-          .outputs[companion.name],
+      refusal: () => new CategoryExistsError(body.name),
+      insert: async (companions) => {
+        const { category, outputs } = await this.categories.insertUnlessNameTaken(
+          body.name,
+          body.description ?? null,
+          companions,
+        );
+        return { created: category, outputs };
+      },
+      show: (category) => CategoryDto.from(category),
     });
   }
 }

@@ -24,14 +24,21 @@ export interface IdempotentRequest extends IdempotencyScope {
   locationPrefix: string | null;
 }
 
-/** A create that can remember its answer in its own statement. */
-export interface IdempotentCreate {
+/**
+ * A create that can remember its answer in its own statement: what a create route of any
+ * version hands IdempotencyService.create().
+ */
+export interface IdempotentCreate<Row, Shown> {
   /** The created resource as the API shows it: SQL over the statement's RETURNING row `main`. */
   bodySql: string;
-  /** The operation's own refusal when its statement creates nothing: remembered too. */
-  refusal: DomainError;
-  /** Runs the operation's statement with the companion; answers the companion's output column. */
-  run(companion: Companion): Promise<unknown>;
+  /** The operation's own refusal when its statement creates nothing (under a key, remembered). */
+  refusal(): DomainError;
+  /** Runs the operation's statement with these companions: the new row (null: refused), their outputs. */
+  insert(
+    companions: Companion[],
+  ): Promise<{ created: Row | null; outputs: Record<string, unknown> }>;
+  /** The new row as the API shows it, when no Idempotency-Key was sent (bodySql's twin). */
+  show(row: Row): Shown;
 }
 
 /** The success answer of an idempotent create, first or replayed; refusals are thrown. */
@@ -70,27 +77,42 @@ export class IdempotencyService {
   }
 
   /**
+   * A create route's answer, in every version: the one place that tells a plain create from an
+   * idempotent one. Without an Idempotency-Key, the new resource as `show` renders it (or the
+   * refusal, thrown); with one, the answer recorded with it, or the remembered one.
+   */
+  async create<Row, Shown>(
+    request: IdempotentRequest | undefined,
+    create: IdempotentCreate<Row, Shown>,
+  ): Promise<Shown | IdempotentAnswer> {
+    if (request) return this.execute(request, create);
+    const { created } = await create.insert([]);
+    if (created === null) throw create.refusal();
+    return create.show(created);
+  }
+
+  /**
    * The answer to `request`: the remembered one (replayed), or the create's, remembered. A
    * refusal (the operation's own, remembered or replayed; 409 in use; 422 reused) is thrown.
    * Any other failure frees the key, so a retry runs again.
    */
-  async execute(request: IdempotentRequest, create: IdempotentCreate): Promise<IdempotentAnswer> {
+  private async execute<Row>(
+    request: IdempotentRequest,
+    create: IdempotentCreate<Row, unknown>,
+  ): Promise<IdempotentAnswer> {
     const claim = await this.claim(request);
     if (claim instanceof IdempotentAnswer) return claim;
     let recorded: StoredAnswer | null;
     try {
+      const refusal = create.refusal();
+      const companion = this.repository.recordingCompanion(claim, {
+        bodySql: create.bodySql,
+        locationPrefix: request.locationPrefix,
+        refusal: { status: refusal.status, body: JSON.stringify(errorBody(refusal)) },
+        retentionSeconds: this.settings.retentionSeconds,
+      });
       recorded = IdempotencyRepository.recorded(
-        await create.run(
-          this.repository.recordingCompanion(claim, {
-            bodySql: create.bodySql,
-            locationPrefix: request.locationPrefix,
-            refusal: {
-              status: create.refusal.status,
-              body: JSON.stringify(errorBody(create.refusal)),
-            },
-            retentionSeconds: this.settings.retentionSeconds,
-          }),
-        ),
+        (await create.insert([companion])).outputs[companion.name],
       );
     } catch (error) {
       await this.repository.release(claim).catch((releaseError: unknown) => {

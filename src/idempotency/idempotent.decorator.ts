@@ -35,12 +35,17 @@ const IDEMPOTENT_REQUEST = Symbol('idempotentRequest');
 
 type RequestWithKey = AuthenticatedRequest & { [IDEMPOTENT_REQUEST]?: IdempotentRequest };
 
+function hasId(value: unknown): value is { id: number | string } {
+  return typeof value === 'object' && value !== null && 'id' in value;
+}
+
 /**
  * Reads a route's Idempotency-Key after its JSON body (apply it above
- * `@UseInterceptors(JsonBodyInterceptor)`, so it runs after): a bad header is a 400; a good
- * one, with the caller's API key, the scope and the body's fingerprint, is what
- * `@IdempotencyKey()` hands the handler. The handler's IdempotentAnswer is sent as stored:
- * the JSON text, its Location, and `Idempotent-Replayed: true` on a replay.
+ * `@UseInterceptors(JsonBodyInterceptor)`, or after it in applyDecorators, so it runs after):
+ * a bad header is a 400; a good one, with the caller's API key, the scope and the body's
+ * fingerprint, is what `@IdempotencyKey()` hands the handler. The handler's IdempotentAnswer is sent as stored:
+ * the JSON text, its Location, and `Idempotent-Replayed: true` on a replay; a plain create's
+ * resource gets its Location here too, so no handler writes one.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
@@ -67,7 +72,13 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const response = http.getResponse<Response>();
     return next.handle().pipe(
       map((result: unknown) => {
-        if (!(result instanceof IdempotentAnswer)) return result;
+        if (!(result instanceof IdempotentAnswer)) {
+          // A create without a key: its Location is made as a recorded answer's is.
+          if (options?.locationPrefix !== undefined && hasId(result)) {
+            response.location(`${options.locationPrefix}${result.id}`);
+          }
+          return result;
+        }
         const { answer, replayed } = result;
         // The status is the route's own (201): only successes are sent from here.
         if (answer.location !== null) response.location(answer.location);

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import type { OrderListFilter } from './dto/order-list.query.js';
+import { OrderDto } from './dto/order.dto.js';
+import type { PlaceOrderDto } from './dto/place-order.dto.js';
 import {
   IdempotencyService,
   type IdempotentAnswer,
@@ -11,12 +13,6 @@ import type { Order } from './order.entity.js';
 import { OrderNotFoundError, UnknownPetInOrderError } from './order.errors.js';
 import { OrderRepository } from './order.repository.js';
 import { assertCancelAccepted, assertShipAccepted } from './order-transitions.js';
-
-export interface NewOrder {
-  petId: number;
-  quantity: number;
-  shipDate?: Date;
-}
 
 @Injectable()
 export class StoreService {
@@ -48,42 +44,30 @@ export class StoreService {
     return order;
   }
 
-  async place(newOrder: NewOrder): Promise<Order> {
-    // Pet ids stop at 2^53 - 1, so a larger (valid int64) id names no pet.
-    const order = Number.isSafeInteger(newOrder.petId)
-      ? (
-          await this.orders.insertForExistingPet(
-            newOrder.petId,
-            newOrder.quantity,
-            newOrder.shipDate ?? null,
-          )
-        ).order
-      : null;
-    if (!order) {
-      throw new UnknownPetInOrderError(newOrder.petId);
-    }
-    return order;
-  }
-
   /**
-   * place() under an Idempotency-Key: the order and the remembered answer commit in one
-   * statement; a repeat gets the remembered answer (see IdempotencyService).
+   * placeOrder, in every version: the new pending order as the API shows it. Under an
+   * Idempotency-Key, the order and the remembered answer commit in one statement, and a repeat
+   * gets the remembered answer (IdempotencyService.create). The route adds the Location.
    */
-  placeIdempotent(newOrder: NewOrder, request: IdempotentRequest): Promise<IdempotentAnswer> {
-    return this.idempotency.execute(request, {
+  place(
+    body: PlaceOrderDto,
+    idempotency?: IdempotentRequest,
+  ): Promise<OrderDto | IdempotentAnswer> {
+    return this.idempotency.create(idempotency, {
       bodySql: orderJson('main'),
-      refusal: new UnknownPetInOrderError(newOrder.petId),
-      run: async (companion) =>
-        (
-          await this.orders.insertForExistingPet(
-            // Pet ids stop at 2^53 - 1: a larger one names no pet, nor does 0, which the
-            // statement then looks up in vain (so the refusal is remembered all the same).
-            Number.isSafeInteger(newOrder.petId) ? newOrder.petId : 0,
-            newOrder.quantity,
-            newOrder.shipDate ?? null,
-            [companion],
-          )
-        ).outputs[companion.name],
+      refusal: () => new UnknownPetInOrderError(body.petId),
+      insert: async (companions) => {
+        const { order, outputs } = await this.orders.insertForExistingPet(
+          // Pet ids stop at 2^53 - 1: a larger (valid int64) one names no pet, nor does 0, which
+          // the statement then looks up in vain (so an idempotent refusal is remembered too).
+          Number.isSafeInteger(body.petId) ? body.petId : 0,
+          body.quantity,
+          body.shipDate === undefined ? null : new Date(body.shipDate),
+          companions,
+        );
+        return { created: order, outputs };
+      },
+      show: (order) => OrderDto.from(order),
     });
   }
 

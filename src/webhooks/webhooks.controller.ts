@@ -112,12 +112,9 @@ export class WebhooksController {
     @CallerKeyId() apiKeyId: number,
     @Body() body: CreateWebhookDto,
     @IdempotencyKey() idempotency: IdempotentRequest | undefined,
-    @Res({ passthrough: true }) response: Response,
   ): Promise<CreatedWebhookDto | IdempotentAnswer> {
-    const created = await this.webhooks.create(apiKeyId, body, idempotency);
-    // An IdempotentAnswer carries its own Location (the interceptor sends it).
-    if (!(created instanceof IdempotentAnswer)) response.location(`${WEBHOOK_PATH}${created.id}`);
-    return created;
+    // The Location, first answer or replayed, comes from @Idempotent's locationPrefix.
+    return this.webhooks.create(apiKeyId, body, idempotency);
   }
 
   @Get()

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { ValidationFailedError } from '../common/errors/domain-error.js';
 import type { AppConfig } from '../config/app-config.js';
 import { InjectConfig } from '../config/app-config.provider.js';
-import type { Companion } from '../database/companion-statements.js';
 import {
   IdempotencyService,
   IdempotentAnswer,
@@ -63,33 +62,30 @@ export class WebhooksService {
     input: NewWebhook,
     idempotency?: IdempotentRequest,
   ): Promise<CreatedWebhookDto | IdempotentAnswer> {
-    const insert = async (companions?: readonly Companion[]) => {
-      const url = await this.checkedUrl(input.url);
-      const secret = WebhookSecret.generate();
-      const { subscription, outputs } = await this.subscriptions.insertUnderLimit(
-        apiKeyId,
-        { url, events: input.events, description: input.description ?? null },
-        secret,
-        WEBHOOKS_PER_KEY,
-        companions,
-      );
-      return { subscription, outputs, secret };
-    };
-    if (!idempotency) {
-      const { subscription, secret } = await insert();
-      if (!subscription) throw new WebhookLimitReachedError(WEBHOOKS_PER_KEY);
-      return { ...WebhookDto.from(subscription), secret: secret.reveal() };
-    }
+    // The secret of the subscription this request creates, if it creates one.
     let fresh: WebhookSecret | undefined;
-    const result = await this.idempotency.execute(idempotency, {
+    const result = await this.idempotency.create(idempotency, {
       bodySql: webhookJson('main'),
-      refusal: new WebhookLimitReachedError(WEBHOOKS_PER_KEY),
-      run: async (companion) => {
-        const created = await insert([companion]);
-        fresh = created.secret;
-        return created.outputs[companion.name];
+      refusal: () => new WebhookLimitReachedError(WEBHOOKS_PER_KEY),
+      insert: async (companions) => {
+        const url = await this.checkedUrl(input.url);
+        const secret = WebhookSecret.generate();
+        const { subscription, outputs } = await this.subscriptions.insertUnderLimit(
+          apiKeyId,
+          { url, events: input.events, description: input.description ?? null },
+          secret,
+          WEBHOOKS_PER_KEY,
+          companions,
+        );
+        fresh = secret;
+        return { created: subscription && { subscription, secret }, outputs };
       },
+      show: ({ subscription, secret }) => ({
+        ...WebhookDto.from(subscription),
+        secret: secret.reveal(),
+      }),
     });
+    if (!(result instanceof IdempotentAnswer)) return result;
     return this.withSecret(apiKeyId, result, result.replayed ? undefined : fresh);
   }
 

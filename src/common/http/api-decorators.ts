@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiExtension, ApiParam, ApiProperty } from '@nestjs/swagger';
+import type { ApiVersion } from '../../app.setup.js';
 import { MAX_ASSIGNED_ID } from './int64-id.pipe.js';
 
 /** Marks an operation added beyond the original interface (contract: may still change). */
@@ -7,6 +8,13 @@ export const Experimental = (): MethodDecorator => ApiExtension('x-stability', '
 
 /** Marks a v2 operation: v2 may still change until it is declared stable (contract section 9). */
 export const Beta = (): MethodDecorator => ApiExtension('x-stability', 'beta');
+
+/**
+ * An operation's `x-stability` in `version`: every v2 operation is beta; in v1, the ones beyond
+ * the original interface are experimental (`inV1`) and the others carry no marker.
+ */
+export const Stability = (version: ApiVersion, inV1: 'experimental' | 'stable'): MethodDecorator =>
+  version === '2' ? Beta() : inV1 === 'experimental' ? Experimental() : applyDecorators();
 
 /** Documents an int64 path id the way Int64IdPipe accepts it. */
 export const ApiInt64IdParam = (name: string, description: string): MethodDecorator =>

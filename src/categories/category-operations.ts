@@ -1,0 +1,47 @@
+import { HttpCode, HttpStatus, Post, UseInterceptors, applyDecorators } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOperation } from '@nestjs/swagger';
+import type { ApiVersion } from '../app.setup.js';
+import {
+  ApiErrorResponses,
+  IDEMPOTENT_REPLAYED_HEADER,
+} from '../common/errors/api-error-responses.decorator.js';
+import { ErrorCode } from '../common/errors/error-code.js';
+import { Stability } from '../common/http/api-decorators.js';
+import { JsonBodyInterceptor } from '../common/http/json-body.interceptor.js';
+import { Idempotent } from '../idempotency/idempotent.decorator.js';
+import { CategoryDto } from './dto/category.dto.js';
+
+/**
+ * POST /categories in every version, once: route, Idempotency-Key and documentation (part of
+ * the original interface, so stable in v1). listCategories differs per version.
+ */
+export const CreateCategoryOperation = (version: ApiVersion): MethodDecorator =>
+  applyDecorators(
+    Post(),
+    HttpCode(HttpStatus.CREATED),
+    // applyDecorators applies in list order, the reverse of a stack: the body is read first,
+    // then Idempotent's interceptor fingerprints it.
+    UseInterceptors(JsonBodyInterceptor),
+    Idempotent({ version: `v${version}`, operation: 'createCategory' }),
+    Stability(version, 'stable'),
+    ApiOperation({
+      operationId: 'createCategory',
+      summary: 'Create a category',
+      description:
+        'The name is trimmed and must be unique ignoring case (409 CATEGORY_EXISTS). Unknown fields are refused.',
+    }),
+    ApiCreatedResponse({
+      type: CategoryDto,
+      description: 'The created category with its new id',
+      headers: IDEMPOTENT_REPLAYED_HEADER,
+    }),
+    ApiErrorResponses(
+      ErrorCode.VALIDATION_FAILED,
+      ErrorCode.MALFORMED_JSON,
+      ErrorCode.CATEGORY_EXISTS,
+      ErrorCode.PAYLOAD_TOO_LARGE,
+      ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+      ErrorCode.IDEMPOTENCY_KEY_IN_USE,
+      ErrorCode.IDEMPOTENCY_KEY_REUSED,
+    ),
+  );

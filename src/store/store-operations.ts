@@ -1,0 +1,137 @@
+import {
+  Delete,
+  Get,
+  HttpCode,
+  HttpStatus,
+  Post,
+  UseInterceptors,
+  applyDecorators,
+} from '@nestjs/common';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+} from '@nestjs/swagger';
+import type { ApiVersion } from '../app.setup.js';
+import {
+  ApiErrorResponses,
+  IDEMPOTENT_REPLAYED_HEADER,
+} from '../common/errors/api-error-responses.decorator.js';
+import { ErrorCode } from '../common/errors/error-code.js';
+import { ApiInt64IdParam, Stability } from '../common/http/api-decorators.js';
+import { JsonBodyInterceptor } from '../common/http/json-body.interceptor.js';
+import { Idempotent } from '../idempotency/idempotent.decorator.js';
+import { OrderDto } from './dto/order.dto.js';
+
+/*
+ * The store operations that every version serves alike, each once: route, behaviour and
+ * documentation, parameterised by the version (its paths and its x-stability). listOrders
+ * differs per version and stays with its controller.
+ */
+
+/** POST /store/orders: the create, its Idempotency-Key and its Location under `/v{version}`. */
+export const PlaceOrderOperation = (version: ApiVersion): MethodDecorator =>
+  applyDecorators(
+    Post(),
+    HttpCode(HttpStatus.CREATED),
+    // applyDecorators applies in list order, the reverse of a stack: the body is read first,
+    // then Idempotent's interceptor fingerprints it.
+    UseInterceptors(JsonBodyInterceptor),
+    Idempotent({
+      version: `v${version}`,
+      operation: 'placeOrder',
+      locationPrefix: `/v${version}/store/orders/`,
+    }),
+    Stability(version, 'experimental'),
+    ApiOperation({
+      operationId: 'placeOrder',
+      summary: 'Place an order (pending)',
+      description:
+        'Creates a pending order for an existing pet. Unknown fields are refused; an unknown pet is a 422.',
+    }),
+    ApiCreatedResponse({
+      type: OrderDto,
+      description: 'The new order, pending',
+      headers: {
+        Location: {
+          description: 'Path of the new order',
+          // Ids are assigned up to 2^53 - 1: at most 16 digits.
+          schema: {
+            type: 'string',
+            format: 'uri-reference',
+            maxLength: 33,
+            pattern: `^/v${version}/store/orders/[1-9][0-9]{0,15}$`,
+            example: `/v${version}/store/orders/42`,
+          },
+        },
+        ...IDEMPOTENT_REPLAYED_HEADER,
+      },
+    }),
+    ApiErrorResponses(
+      ErrorCode.VALIDATION_FAILED,
+      ErrorCode.MALFORMED_JSON,
+      ErrorCode.PAYLOAD_TOO_LARGE,
+      ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+      { code: ErrorCode.PET_NOT_FOUND, status: HttpStatus.UNPROCESSABLE_ENTITY },
+      ErrorCode.IDEMPOTENCY_KEY_IN_USE,
+      ErrorCode.IDEMPOTENCY_KEY_REUSED,
+    ),
+  );
+
+/** GET /store/orders/{orderId}. */
+export const GetOrderByIdOperation = (version: ApiVersion): MethodDecorator =>
+  applyDecorators(
+    Get(':orderId'),
+    Stability(version, 'experimental'),
+    ApiOperation({
+      operationId: 'getOrderById',
+      summary: 'Read one order',
+      description: 'Any order, whatever its status; cancelled orders are kept and can be read.',
+    }),
+    ApiInt64IdParam('orderId', 'Identifier of the order'),
+    ApiOkResponse({ type: OrderDto, description: 'The order' }),
+    ApiErrorResponses(ErrorCode.VALIDATION_FAILED, ErrorCode.ORDER_NOT_FOUND),
+  );
+
+/** POST /store/orders/{orderId}/ship. */
+export const ShipOrderOperation = (version: ApiVersion): MethodDecorator =>
+  applyDecorators(
+    Post(':orderId/ship'),
+    HttpCode(HttpStatus.OK),
+    Stability(version, 'experimental'),
+    ApiOperation({
+      operationId: 'shipOrder',
+      summary: 'Ship a pending order',
+      description:
+        'Sets status shipped, complete true and shipDate now. Shipping a shipped order changes nothing.',
+    }),
+    ApiInt64IdParam('orderId', 'Identifier of the order to ship'),
+    ApiOkResponse({ type: OrderDto, description: 'The order, shipped' }),
+    ApiErrorResponses(
+      ErrorCode.VALIDATION_FAILED,
+      ErrorCode.ORDER_NOT_FOUND,
+      ErrorCode.ORDER_NOT_PENDING,
+    ),
+  );
+
+/** DELETE /store/orders/{orderId}: part of the original interface, so stable in v1. */
+export const CancelOrderOperation = (version: ApiVersion): MethodDecorator =>
+  applyDecorators(
+    Delete(':orderId'),
+    HttpCode(HttpStatus.NO_CONTENT),
+    Stability(version, 'stable'),
+    ApiOperation({
+      operationId: 'cancelOrder',
+      summary: 'Cancel a pending order',
+      description:
+        'The order is kept with status cancelled. Cancelling a cancelled order answers 204 again; a shipped order cannot be cancelled.',
+    }),
+    ApiInt64IdParam('orderId', 'Identifier of the order to cancel'),
+    ApiNoContentResponse({ description: 'Cancelled (or already cancelled)' }),
+    ApiErrorResponses(
+      ErrorCode.VALIDATION_FAILED,
+      ErrorCode.ORDER_NOT_FOUND,
+      ErrorCode.ORDER_ALREADY_SHIPPED,
+    ),
+  );
