@@ -115,7 +115,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a URL to events
-         * @description The answer holds the signing secret, shown only this once. At most 20 subscriptions per API key.
+         * @description The answer holds the signing secret, shown only in this answer: a repeat with the same Idempotency-Key gets it again (404 WEBHOOK_NOT_FOUND once the subscription is deleted). At most 20 subscriptions per API key.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -1380,7 +1380,10 @@ export interface operations {
     createWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (201, or the operation’s own 409/422) is remembered for this API key and operation, and a retry with the same key and the same JSON body gets it again with `Idempotent-Replayed: true`. The same key with another body is 422 IDEMPOTENCY_KEY_REUSED; while the first request runs, 409 IDEMPOTENCY_KEY_IN_USE. The key must be 1 to 255 visible ASCII characters (0x21-0x7E), optionally in double quotes. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1395,6 +1398,8 @@ export interface operations {
                 headers: {
                     /** @description Path of the new subscription */
                     Location?: string;
+                    /** @description true when this is the remembered answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -1433,9 +1438,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description WEBHOOK_LIMIT_REACHED */
+            /** @description WEBHOOK_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description WEBHOOK_LIMIT_REACHED, IDEMPOTENCY_KEY_IN_USE */
             409: {
                 headers: {
+                    /** @description With IDEMPOTENCY_KEY_IN_USE: seconds to wait before retrying (1) */
+                    "Retry-After"?: number;
+                    /** @description true when this is the remembered answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -1461,6 +1483,19 @@ export interface operations {
             };
             /** @description UNSUPPORTED_MEDIA_TYPE */
             415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED */
+            422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
