@@ -1,9 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import type { Response } from 'supertest';
 import { insertCategory, insertOrder, insertPet } from './support/factories.js';
 import { dataSnapshot } from './support/http-assertions.js';
 import {
   CREATE_CATEGORY_RULES,
+  CREATE_WEBHOOK_RULES,
   MAX_BODY_BYTES,
   NOT_SENDABLE,
   PLACE_ORDER_RULES,
@@ -37,11 +39,18 @@ import {
   sendUnlessRefused,
   weirdKey,
   wrongTypeText,
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_HOSTS,
   type BodyRules,
   type BodyVerdict,
   type Member,
 } from './support/hostile-input.js';
-import { contractOperations, specOf, type Method } from './support/contract-operations.js';
+import {
+  contractOperations,
+  specOf,
+  webhookOperations,
+  type Method,
+} from './support/contract-operations.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
 /*
@@ -111,9 +120,14 @@ function addedRows(before: Snapshot, after: Snapshot, table: string): unknown[] 
   return after[table].filter((row) => !seen.has(JSON.stringify(row)));
 }
 
-/** `after` equals `before` except for `table`. */
+/**
+ * `after` equals `before` except for `table`, and for the events a change writes with it (the
+ * outbox: one delivery per subscription), which may be added but never changed or removed.
+ */
 function expectUnchangedBut(before: Snapshot, after: Snapshot, table: string): void {
-  expect({ ...after, [table]: [] }).toEqual({ ...before, [table]: [] });
+  const events = 'webhook_deliveries';
+  expect(after[events].slice(0, before[events].length)).toEqual(before[events]);
+  expect({ ...after, [table]: [], [events]: [] }).toEqual({ ...before, [table]: [], [events]: [] });
 }
 
 /**
@@ -232,6 +246,22 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
     },
   ];
 
+  // How a real id is written: as it is, percent-encoded digits (the same id once decoded), or
+  // with a sign, a leading zero, a decimal part or full-width digits (400).
+  const idDecoration = fc.constantFrom(
+    '',
+    '',
+    '',
+    '%',
+    '0',
+    '+',
+    '-',
+    ' ',
+    '.0',
+    'e0',
+    'full-width',
+  );
+
   const idCase: fc.Arbitrary<IdCase> = fc.oneof(
     { weight: 5, arbitrary: encodedIdText.map((id) => ({ kind: 'encoded' as const, id })) },
     { weight: 2, arbitrary: rawPercentId.map((segment) => ({ kind: 'raw' as const, segment })) },
@@ -240,9 +270,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
       arbitrary: fc.record({
         kind: fc.constant('existing' as const),
         state: fc.constantFrom<OrderState | 'pet'>('pending', 'shipped', 'cancelled', 'pet'),
-        // How the real id is written: as it is, percent-encoded digits (the same id once
-        // decoded), or with a sign, a leading zero, a decimal part or full-width digits (400).
-        decorate: fc.constantFrom('', '', '', '%', '0', '+', '-', ' ', '.0', 'e0', 'full-width'),
+        decorate: idDecoration,
       }),
     },
   );
@@ -254,7 +282,12 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
     const id = String(
       c.state === 'pet' ? petId : await insertOrder(t.db, { petId, status: c.state }),
     );
-    switch (c.decorate) {
+    return decorateId(id, c.decorate);
+  }
+
+  /** A real id as written by `decorate` (see idCase), and what the app receives. */
+  function decorateId(id: string, decorate: string): { segment: string; received: string } {
+    switch (decorate) {
       case '':
         return { segment: id, received: id };
       case '%':
@@ -268,11 +301,11 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
       }
       case '.0':
       case 'e0':
-        return { segment: id + c.decorate, received: id + c.decorate };
+        return { segment: id + decorate, received: id + decorate };
       default:
         return {
-          segment: encodePathSegment(c.decorate + id),
-          received: c.decorate + id,
+          segment: encodePathSegment(decorate + id),
+          received: decorate + id,
         };
     }
   }
@@ -389,10 +422,143 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
   });
 
   // -------------------------------------------------------------------------------------------
+  // Webhook subscription ids
+  // -------------------------------------------------------------------------------------------
+
+  /** A subscription id: any text, or a real subscription of this key, another key or none. */
+  type WebhookIdCase =
+    | Exclude<IdCase, { kind: 'existing' }>
+    | { kind: 'subscription'; owner: 'mine' | 'theirs' | 'deleted'; decorate: string };
+
+  const webhookIdCase: fc.Arbitrary<WebhookIdCase> = fc.oneof(
+    { weight: 4, arbitrary: encodedIdText.map((id) => ({ kind: 'encoded' as const, id })) },
+    { weight: 1, arbitrary: rawPercentId.map((segment) => ({ kind: 'raw' as const, segment })) },
+    {
+      weight: 3,
+      arbitrary: fc.record({
+        kind: fc.constant('subscription' as const),
+        owner: fc.constantFrom<'mine' | 'theirs' | 'deleted'>('mine', 'mine', 'theirs', 'deleted'),
+        decorate: idDecoration,
+      }),
+    },
+  );
+
+  const webhookIdOperations: Array<{
+    operationId: 'getWebhook' | 'deleteWebhook' | 'listWebhookDeliveries';
+    method: Method;
+    path: (segment: string) => string;
+    success: number;
+  }> = [
+    { operationId: 'getWebhook', method: 'get', path: (id) => `/v2/webhooks/${id}`, success: 200 },
+    {
+      operationId: 'deleteWebhook',
+      method: 'delete',
+      path: (id) => `/v2/webhooks/${id}`,
+      success: 204,
+    },
+    {
+      operationId: 'listWebhookDeliveries',
+      method: 'get',
+      path: (id) => `/v2/webhooks/${id}/deliveries`,
+      success: 200,
+    },
+  ];
+
+  /** This suite's API key, and another one (issued once, on first use). */
+  let webhookOwners: { mine: string; theirs: string } | undefined;
+
+  async function arrangeWebhookId(
+    c: WebhookIdCase,
+  ): Promise<{ segment: string; received: string | undefined }> {
+    if (c.kind !== 'subscription') return arrangeId(c);
+    if (!webhookOwners) {
+      const { ApiKeysService } = await import('../src/auth/api-keys.service.js');
+      await t.app.get(ApiKeysService).issue('hostile-other');
+      const { rows } = await t.db.query<{ mine: string; theirs: string }>(
+        `SELECT min(id) AS mine, max(id) AS theirs FROM api_keys`,
+      );
+      webhookOwners = rows[0];
+    }
+    const { rows } = await t.db.query<{ id: string }>(
+      `INSERT INTO webhook_subscriptions (api_key_id, url, events, secret)
+       VALUES ($1, 'https://93.184.216.34/hooks', '{order.placed}', $2) RETURNING id`,
+      [c.owner === 'theirs' ? webhookOwners.theirs : webhookOwners.mine, randomBytes(32)],
+    );
+    const id = rows[0].id;
+    if (c.owner === 'deleted') {
+      await t.db.query('DELETE FROM webhook_subscriptions WHERE id = $1', [id]);
+    }
+    return decorateId(id, c.decorate);
+  }
+
+  describe('webhook subscription ids', () => {
+    it.each(webhookIdOperations)(
+      `$operationId: any path id answers 400 VALIDATION_FAILED, 404 WEBHOOK_NOT_FOUND unless it names this key's subscription, never 5xx; only a delete of its own writes (${RUNS.pathIds} runs)`,
+      async (operation) => {
+        const count = tally(`${operation.operationId} path ids`);
+        await fc.assert(
+          fc.asyncProperty(webhookIdCase, async (c) => {
+            count.runs++;
+            const { segment, received } = await arrangeWebhookId(c);
+            const before = await dataSnapshot(t.db);
+            const res = await sendUnlessRefused(() =>
+              t.http[operation.method](operation.path(segment)).set('Authorization', t.auth),
+            );
+            if (res === NOT_SENDABLE) {
+              count.notSendable++;
+              return;
+            }
+            countStatus(count, res);
+            const echoes = [segment, received ?? ''];
+            expectSaneAnswer(res);
+            const own =
+              received !== undefined &&
+              before.webhook_subscriptions.some(
+                (row) =>
+                  (row as { id: string }).id === received &&
+                  (row as { api_key_id: string }).api_key_id === webhookOwners?.mine,
+              );
+            if (received === undefined || !isContractId(received)) {
+              expectError(res, 400, 'VALIDATION_FAILED', echoes);
+            } else if (own) {
+              expect({ id: received, status: res.status }).toEqual({
+                id: received,
+                status: operation.success,
+              });
+            } else {
+              expectError(res, 404, 'WEBHOOK_NOT_FOUND');
+            }
+            t.specV2.check(operation.operationId, res);
+            const after = await dataSnapshot(t.db);
+            if (own && operation.operationId === 'deleteWebhook') {
+              expect(after.webhook_subscriptions).toEqual(
+                before.webhook_subscriptions.filter(
+                  (row) => (row as { id: string }).id !== received,
+                ),
+              );
+              expectUnchangedBut(before, after, 'webhook_subscriptions');
+            } else {
+              expect(after).toEqual(before);
+            }
+            // Bounded: the other properties' events go to every subscription.
+            await t.db.query('DELETE FROM webhook_subscriptions');
+          }),
+          assertOptions(RUNS.pathIds),
+        );
+        expect(count.sent).toBeGreaterThan(count.runs / 2);
+      },
+    );
+  });
+
+  // -------------------------------------------------------------------------------------------
   // Headers
   // -------------------------------------------------------------------------------------------
 
   const operations = contractOperations(() => ({ db: t.db, petId }));
+  /** v2's webhook reads, for the query strings (their writes have properties of their own). */
+  const webhookReads = webhookOperations(() => ({ db: t.db })).filter(
+    (operation) => operation.method === 'get',
+  );
 
   describe('headers', () => {
     it.each(operations)(
@@ -577,33 +743,37 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
     it(`any query string on any operation answers its success or 400, never 5xx (${RUNS.queries} runs)`, async () => {
       const count = tally('query strings');
       await fc.assert(
-        fc.asyncProperty(fc.constantFrom(...operations), query, async (operation, q) => {
-          count.runs++;
-          const { path, body: json } = await operation.arrange();
-          const body = json === undefined ? undefined : JSON.stringify(json);
-          const before = await dataSnapshot(t.db);
-          const res = await sendUnlessRefused(() => {
-            const req = t.http[operation.method](`${path}?${q}`).set('Authorization', t.auth);
-            return body === undefined
-              ? req
-              : req.set('Content-Type', 'application/json').send(body);
-          });
-          if (res === NOT_SENDABLE) {
-            count.notSendable++;
-            return;
-          }
-          countStatus(count, res);
-          expectSaneAnswer(res);
-          expect([operation.success, 400]).toContain(res.status);
-          if (res.status === 400) expectError(res, 400, 'VALIDATION_FAILED', [q]);
-          specOf(t, operation).check(operation.operationId, res);
-          const after = await dataSnapshot(t.db);
-          if (res.status >= 400 || operation.writes === undefined) {
-            expect(after).toEqual(before);
-          } else {
-            expectOneRowWritten(before, after, operation.writes);
-          }
-        }),
+        fc.asyncProperty(
+          fc.constantFrom(...operations, ...webhookReads),
+          query,
+          async (operation, q) => {
+            count.runs++;
+            const { path, body: json } = await operation.arrange();
+            const body = json === undefined ? undefined : JSON.stringify(json);
+            const before = await dataSnapshot(t.db);
+            const res = await sendUnlessRefused(() => {
+              const req = t.http[operation.method](`${path}?${q}`).set('Authorization', t.auth);
+              return body === undefined
+                ? req
+                : req.set('Content-Type', 'application/json').send(body);
+            });
+            if (res === NOT_SENDABLE) {
+              count.notSendable++;
+              return;
+            }
+            countStatus(count, res);
+            expectSaneAnswer(res);
+            expect([operation.success, 400]).toContain(res.status);
+            if (res.status === 400) expectError(res, 400, 'VALIDATION_FAILED', [q]);
+            specOf(t, operation).check(operation.operationId, res);
+            const after = await dataSnapshot(t.db);
+            if (res.status >= 400 || operation.writes === undefined) {
+              expect(after).toEqual(before);
+            } else {
+              expectOneRowWritten(before, after, operation.writes);
+            }
+          },
+        ),
         assertOptions(RUNS.queries),
       );
       expect(count.sent).toBe(count.runs);
@@ -618,9 +788,12 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
   type FieldValues = Array<[name: string, values: fc.Arbitrary<string>, optional: boolean]>;
 
   interface BodyOperation {
-    operationId: 'placeOrder' | 'createCategory';
+    operationId: 'placeOrder' | 'createCategory' | 'createWebhook';
+    version: '1' | '2';
     path: string;
-    table: 'orders' | 'categories';
+    table: 'orders' | 'categories' | 'webhook_subscriptions';
+    /** Runs before each case, before the snapshot: room under a limit, for instance. */
+    prepare?: () => Promise<void>;
     rules: BodyRules;
     fields: () => FieldValues;
     /** What a body that passes validation answers. */
@@ -778,9 +951,82 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
     );
   }
 
+  /** An optional description (categories, subscriptions): at most 500 characters. */
+  const descriptionText = fc.oneof(
+    { weight: 3, arbitrary: fc.string({ maxLength: 40 }).map((s) => JSON.stringify(s)) },
+    { weight: 2, arbitrary: hostileText.map((s) => JSON.stringify(s)) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.integer({ min: 498, max: 502 }), fc.constantFrom('d', '😀', '\n'))
+        .map(([n, c]) => JSON.stringify(c.repeat(n))),
+    },
+    { weight: 2, arbitrary: wrongTypeText },
+  );
+
+  /** A webhook URL of known hosts (public, private, unresolvable), then mangled now and then. */
+  const wellFormedWebhookUrl = fc
+    .tuple(
+      fc.constantFrom('https://', 'http://', 'HTTPS://', 'hTtP://'),
+      fc.oneof(
+        // Mostly public, so that many cases get as far as the 201.
+        fc.constantFrom(...WEBHOOK_HOSTS.filter(([, v]) => v === 'ok').map(([host]) => host)),
+        fc.constantFrom(...WEBHOOK_HOSTS.map(([host]) => host)),
+      ),
+      fc.constantFrom('', '', '', ':443', ':8080', ':0', ':65536', ':x'),
+      fc.webPath(),
+      fc.option(fc.webQueryParameters(), { nil: undefined }),
+      fc.option(fc.webFragments(), { nil: undefined }),
+    )
+    .map(
+      ([scheme, host, port, path, query, fragment]) =>
+        `${scheme}${host}${port}${path}${query === undefined ? '' : `?${query}`}${fragment === undefined ? '' : `#${fragment}`}`,
+    );
+  const webhookUrlText = fc.oneof(
+    { weight: 10, arbitrary: wellFormedWebhookUrl.map((url) => JSON.stringify(url)) },
+    {
+      weight: 5,
+      arbitrary: fc
+        .tuple(
+          wellFormedWebhookUrl,
+          fc.nat(),
+          fc.constantFrom(
+            ...[' ', '\t', '\n', '\u0000', '\u0001', '\u007f', 'é', '😀', '\ud800', '\u2028'],
+            ...['<', '>', '"', '\\', '^', '`', '|', '{', '}', '@', 'user:pw@', '%00', '%', '#'],
+          ),
+        )
+        .map(([url, at, c]) => {
+          // Half the time in the last characters (path, query, fragment), where the host
+          // still parses and only the character itself is wrong.
+          const i = at % 2 === 0 ? url.length - (at % 5) / 2 : at % (url.length + 1);
+          return JSON.stringify(url.slice(0, i) + c + url.slice(i));
+        }),
+    },
+    {
+      weight: 2,
+      arbitrary: fc
+        .constantFrom(
+          ...['ftp://93.184.216.34/x', '/relative', 'https:93.184.216.34/x', 'https://', ''],
+          ...['https:///x', '//93.184.216.34/x', 'https://user@93.184.216.34/', 'javascript:x'],
+          ...['https://:pw@93.184.216.34/', 'data:text/plain,x', 'https://93.184.216.34.invalid'],
+        )
+        .map((url) => JSON.stringify(url)),
+    },
+    {
+      // Around the 2048-character limit.
+      weight: 1,
+      arbitrary: fc
+        .integer({ min: 2044, max: 2052 })
+        .map((n) => JSON.stringify(`https://93.184.216.34/${'a'.repeat(n - 22)}`)),
+    },
+    { weight: 1, arbitrary: hostileText.map((s) => JSON.stringify(s)) },
+    { weight: 2, arbitrary: wrongTypeText },
+  );
+
   const bodyOperations: BodyOperation[] = [
     {
       operationId: 'placeOrder',
+      version: '1',
       path: '/v1/store/orders',
       table: 'orders',
       rules: PLACE_ORDER_RULES,
@@ -881,6 +1127,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
     },
     {
       operationId: 'createCategory',
+      version: '1',
       path: '/v1/categories',
       table: 'categories',
       rules: CREATE_CATEGORY_RULES,
@@ -930,21 +1177,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
           ),
           false,
         ],
-        [
-          'description',
-          fc.oneof(
-            { weight: 3, arbitrary: fc.string({ maxLength: 40 }).map((s) => JSON.stringify(s)) },
-            { weight: 2, arbitrary: hostileText.map((s) => JSON.stringify(s)) },
-            {
-              weight: 1,
-              arbitrary: fc
-                .tuple(fc.integer({ min: 498, max: 502 }), fc.constantFrom('d', '😀', '\n'))
-                .map(([n, c]) => JSON.stringify(c.repeat(n))),
-            },
-            { weight: 2, arbitrary: wrongTypeText },
-          ),
-          true,
-        ],
+        ['description', descriptionText, true],
       ],
       outcome: async (value) =>
         (await categoryTaken((value.name as string).trim()))
@@ -960,6 +1193,71 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
         });
         expect(added).toEqual([
           { id: String(res.body.id), name, description: description ?? null },
+        ]);
+      },
+    },
+    {
+      operationId: 'createWebhook',
+      version: '2',
+      path: '/v2/webhooks',
+      table: 'webhook_subscriptions',
+      // Room under the 20-per-key limit; none left behind to receive the other cases' events.
+      prepare: async () => {
+        await t.db.query('DELETE FROM webhook_subscriptions');
+      },
+      rules: CREATE_WEBHOOK_RULES,
+      fields: () => [
+        ['url', webhookUrlText, false],
+        [
+          'events',
+          fc.oneof(
+            {
+              weight: 6,
+              arbitrary: fc
+                .shuffledSubarray(WEBHOOK_EVENT_TYPES, { minLength: 1 })
+                .map((events) => JSON.stringify(events)),
+            },
+            {
+              // Repeats, unknown types, near-misses, an empty list.
+              weight: 2,
+              arbitrary: fc
+                .array(
+                  fc.constantFrom(
+                    ...WEBHOOK_EVENT_TYPES,
+                    ...['order.deleted', 'ORDER.PLACED', 'order.placed ', '', '*', 'order.*'],
+                  ),
+                  { maxLength: 6 },
+                )
+                .map((events) => JSON.stringify(events)),
+            },
+            { weight: 2, arbitrary: wrongTypeText },
+          ),
+          false,
+        ],
+        ['description', descriptionText, true],
+      ],
+      outcome: () => Promise.resolve({ status: 201 }),
+      checkCreated: (value, res, added) => {
+        const description = value.description as string | undefined;
+        expect(res.body).toEqual({
+          id: expect.any(Number),
+          url: value.url,
+          events: value.events,
+          ...(description === undefined ? {} : { description }),
+          createdAt: expect.stringMatching(SHIP_DATE_FORMAT),
+          secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
+        });
+        expect(res.headers.location).toBe(`/v2/webhooks/${res.body.id}`);
+        // The secret shown is the one it signs with.
+        const secret = Buffer.from((res.body.secret as string).slice(6), 'base64');
+        expect(added).toEqual([
+          expect.objectContaining({
+            id: String(res.body.id),
+            url: value.url,
+            events: value.events,
+            description: description ?? null,
+            secret,
+          }),
         ]);
       },
     },
@@ -983,6 +1281,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
   /** Sends one body and checks the answer against the contract's verdict on it. */
   async function checkBody(operation: BodyOperation, text: string, count: Tally): Promise<void> {
     count.runs++;
+    await operation.prepare?.();
     const verdict = judgeBody(text, operation.rules);
     const allowed = await allowedAnswers(operation, verdict);
     const before = await dataSnapshot(t.db);
@@ -1008,7 +1307,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
       answer,
       allowed: 'matched',
     });
-    t.spec.check(operation.operationId, res);
+    specOf(t, operation).check(operation.operationId, res);
 
     const after = await dataSnapshot(t.db);
     if (res.status >= 400) {

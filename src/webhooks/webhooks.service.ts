@@ -26,6 +26,9 @@ import { hostOf, resolveTarget, TargetError } from './webhook-target.js';
 /** Subscriptions per API key (contract section 11). */
 export const WEBHOOKS_PER_KEY = 20;
 
+/** Anything but visible ASCII, and the characters RFC 3986 leaves out of every URL part. */
+const UNSAFE_URL_CHARACTER = /[^\x21-\x7e]|[<>"{}|\\^`]/;
+
 /** How long creating a subscription waits for DNS to resolve its URL's host. */
 const RESOLVE_TIMEOUT_MS = 3000;
 
@@ -139,23 +142,28 @@ export class WebhooksService {
 
   /**
    * An absolute http(s) URL without user information, whose host is not (and does not resolve
-   * to) a private address unless WEBHOOK_ALLOW_PRIVATE_TARGETS. Returned as written.
+   * to) a private address unless WEBHOOK_ALLOW_PRIVATE_TARGETS. Returned as written, so it
+   * must be written as RFC 3986 has it: `http(s)://` and visible ASCII only (other characters
+   * percent-encoded, international names in punycode); the WHATWG parser would otherwise
+   * accept, and the answer repeat, control characters, unpaired surrogates or `https:host`.
    */
   private async checkedUrl(raw: string): Promise<string> {
+    if (!/^https?:\/\//i.test(raw)) {
+      throw new ValidationFailedError('url must be an absolute http or https URL');
+    }
+    if (UNSAFE_URL_CHARACTER.test(raw)) {
+      throw new ValidationFailedError(
+        'url must be visible ASCII without spaces or unsafe characters (percent-encode the rest)',
+      );
+    }
     let url: URL;
     try {
       url = new URL(raw);
     } catch {
       throw new ValidationFailedError('url must be an absolute http or https URL');
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new ValidationFailedError('url must be an absolute http or https URL');
-    }
     if (url.username !== '' || url.password !== '') {
       throw new ValidationFailedError('url must not contain user information');
-    }
-    if (raw !== raw.trim() || /[\s<>"{}|\\^`]/.test(raw)) {
-      throw new ValidationFailedError('url must not contain white space or unsafe characters');
     }
     try {
       await withTimeout(resolveTarget(hostOf(url), this.allowPrivateTargets), RESOLVE_TIMEOUT_MS);

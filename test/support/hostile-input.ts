@@ -26,6 +26,8 @@ const CONTRACT_4XX = new Map<string, readonly number[]>([
   ['ORDER_ALREADY_SHIPPED', [409]],
   ['ORDER_NOT_PENDING', [409]],
   ['CATEGORY_EXISTS', [409]],
+  ['WEBHOOK_NOT_FOUND', [404]],
+  ['WEBHOOK_LIMIT_REACHED', [409]],
   ['IDEMPOTENCY_KEY_IN_USE', [409]],
   ['IDEMPOTENCY_KEY_REUSED', [422]],
   ['PAYLOAD_TOO_LARGE', [413]],
@@ -518,6 +520,19 @@ export const PLACE_ORDER_RULES: BodyRules = {
   },
 };
 
+/**
+ * A category's or a subscription's optional description: a string of at most 500 characters
+ * that PostgreSQL can store. The contract says nothing of other control characters: open.
+ */
+function optionalDescription(value: unknown): FieldCheck {
+  if (value === undefined) return 'ok';
+  if (typeof value !== 'string') return 'bad';
+  if (codePoints(value) > 500 || !value.isWellFormed() || value.includes('\u0000')) {
+    return 'bad';
+  }
+  return /[^\P{Cc}\t\n\r]/u.test(value) ? 'open' : 'ok';
+}
+
 export const CREATE_CATEGORY_RULES: BodyRules = {
   fields: {
     // Trimmed, 1..64 characters (code points, as PostgreSQL counts them), no control
@@ -530,16 +545,89 @@ export const CREATE_CATEGORY_RULES: BodyRules = {
         ? 'ok'
         : 'bad';
     },
-    // Optional, a string of at most 500 characters that PostgreSQL can store. The contract
-    // says nothing of other control characters in a description: open.
-    description: (value) => {
-      if (value === undefined) return 'ok';
-      if (typeof value !== 'string') return 'bad';
-      if (codePoints(value) > 500 || !value.isWellFormed() || value.includes('\u0000')) {
-        return 'bad';
-      }
-      return /[^\P{Cc}\t\n\r]/u.test(value) ? 'open' : 'ok';
-    },
+    description: optionalDescription,
+  },
+};
+
+/** Webhook event types (contract section 11). */
+export const WEBHOOK_EVENT_TYPES = [
+  'order.placed',
+  'order.shipped',
+  'order.cancelled',
+  'category.created',
+];
+
+/**
+ * Hosts a webhook URL is generated with, as written, and what the contract says of each when
+ * private targets are not allowed: public addresses are fine; loopback, private, link-local,
+ * unique-local and unspecified ones (in any spelling the URL parser accepts), and names that
+ * resolve to them, are refused; `.invalid` names never resolve (RFC 6761): refused too.
+ */
+export const WEBHOOK_HOSTS: ReadonlyArray<readonly [written: string, verdict: 'ok' | 'bad']> = [
+  ['93.184.216.34', 'ok'],
+  ['8.8.8.8', 'ok'],
+  ['[2606:4700:4700::1111]', 'ok'],
+  ['127.0.0.1', 'bad'],
+  ['10.0.0.1', 'bad'],
+  ['172.16.5.4', 'bad'],
+  ['192.168.1.1', 'bad'],
+  ['169.254.169.254', 'bad'],
+  ['0.0.0.0', 'bad'],
+  ['2130706433', 'bad'],
+  ['0x7f.1', 'bad'],
+  ['[::1]', 'bad'],
+  ['[fd00::1]', 'bad'],
+  ['[fe80::1]', 'bad'],
+  ['[::ffff:127.0.0.1]', 'bad'],
+  ['localhost', 'bad'],
+  ['hooks.invalid', 'bad'],
+];
+
+/** The verdict on each host as the URL parser normalizes it (`0x7f.1` is 127.0.0.1). */
+const WEBHOOK_HOST_VERDICTS = new Map(
+  WEBHOOK_HOSTS.map(([written, verdict]) => [new URL(`http://${written}/`).hostname, verdict]),
+);
+
+/** Characters RFC 3986 allows nowhere in a URL (besides controls, space and non-ASCII). */
+const URL_UNSAFE = /[<>"{}|\\^`]/;
+
+/**
+ * createWebhook's `url` (contract section 11): an absolute http or https URL of at most 2048
+ * characters, without user information, whose host is not private. As docs/api.md has it, it
+ * is written as RFC 3986 has it (visible ASCII, `http(s)://`). A host the table above does not
+ * know (a mutated one) is open: refused, or accepted if DNS happens to resolve it publicly.
+ */
+function checkWebhookUrl(value: unknown): FieldCheck {
+  if (typeof value !== 'string') return 'bad';
+  const length = codePoints(value);
+  if (length < 1 || length > 2048) return 'bad';
+  if (!/^https?:\/\//i.test(value) || /[^\x21-\x7e]/.test(value) || URL_UNSAFE.test(value)) {
+    return 'bad';
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'bad';
+  }
+  if (url.username !== '' || url.password !== '') return 'bad';
+  return (
+    WEBHOOK_HOST_VERDICTS.get(url.hostname) ?? (url.hostname.endsWith('.invalid') ? 'bad' : 'open')
+  );
+}
+
+export const CREATE_WEBHOOK_RULES: BodyRules = {
+  fields: {
+    url: checkWebhookUrl,
+    // A non-empty array of distinct event types.
+    events: (value) =>
+      Array.isArray(value) &&
+      value.length > 0 &&
+      value.every((type) => WEBHOOK_EVENT_TYPES.includes(type as string)) &&
+      new Set(value).size === value.length
+        ? 'ok'
+        : 'bad',
+    description: optionalDescription,
   },
 };
 

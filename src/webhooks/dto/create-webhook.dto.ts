@@ -20,7 +20,9 @@ export class CreateWebhookDto {
     maxLength: 2048,
     example: 'https://hooks.example.com/petstore',
     description:
-      'Absolute http or https URL without user information. Loopback, private, link-local, ' +
+      'Absolute http or https URL without user information, written as RFC 3986 has it: visible ' +
+      'ASCII only (percent-encode other characters; punycode for international names). ' +
+      'Loopback, private, link-local, ' +
       'unique-local and unspecified addresses are refused, here and at every delivery.',
   })
   @IsString()
