@@ -275,7 +275,7 @@ export interface components {
         NewWebhook: {
             /**
              * Format: uri
-             * @description Absolute http or https URL without user information. Loopback, private, link-local, unique-local and unspecified addresses are refused, here and at every delivery.
+             * @description Absolute http or https URL without user information, written as RFC 3986 has it: visible ASCII only (percent-encode other characters; punycode for international names). Loopback, private, link-local, unique-local and unspecified addresses are refused, here and at every delivery.
              * @example https://hooks.example.com/petstore
              */
             url: string;
