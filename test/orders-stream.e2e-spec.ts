@@ -17,7 +17,7 @@ const ORDERS_AS_POSTGRES_JSON = `
     'complete', status = 'shipped', 'status', status))::text, ',' ORDER BY id) || ']', '[]') AS body
   FROM orders`;
 
-/** Cursors of listOrders still open on the server. */
+/** Long listOrders statements (their COPY) still running on the server. */
 const OPEN_LIST_CURSORS = `SELECT count(*) FROM pg_stat_activity
   WHERE query LIKE '%batched_query_stream%' AND state <> 'idle' AND pid <> pg_backend_pid()`;
 
@@ -95,7 +95,7 @@ describe('GET /v1/store/orders streaming (e2e)', () => {
     expect(orders.find((order) => order.status === 'pending')).not.toHaveProperty('shipDate');
   });
 
-  it('sends the bytes PostgreSQL rendered before, through the cursor (60 000 orders)', async () => {
+  it('sends the bytes PostgreSQL rendered before, through the COPY (60 000 orders)', async () => {
     // Ship dates with and without fractions, microseconds, and at both ends of the range.
     await t.db.query(`UPDATE orders SET ship_date = CASE id % 4
         WHEN 0 THEN timestamptz '2026-03-01 10:00:00.123456+00'
@@ -175,7 +175,7 @@ describe('GET /v1/store/orders streaming (e2e)', () => {
     await until(() => pool(t).idleCount === pool(t).totalCount, 2000);
     expect(pool(t).waitingCount).toBe(0);
     expect(pool(t).totalCount).toBeGreaterThanOrEqual(Math.min(before, 1));
-    // No cursor is left running on the server either.
+    // No COPY is left running on the server either.
     await until(async () => {
       const { rows } = await t.db.query<{ count: string }>(OPEN_LIST_CURSORS);
       return rows[0].count === '0';

@@ -1,5 +1,7 @@
 import { Readable } from 'node:stream';
-import type pg from 'pg';
+import { StringDecoder } from 'node:string_decoder';
+import pg from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
 
 /** A row as PostgreSQL sent it: each column's text, or null (no type parsing in Node). */
 export type TextRow = Array<string | null>;
@@ -9,8 +11,6 @@ export interface BatchedQueryOptions {
   select: string;
   /** Rows up to which the list is read by one statement, in one round trip. */
   singleQueryRows: number;
-  /** Rows per FETCH beyond that. */
-  batchRows: number;
   /** Each statement's timeout (SET LOCAL: it ends with the transaction). */
   statementTimeoutMs: number;
   /** Longest the whole stream may take, slow clients included. */
@@ -18,7 +18,7 @@ export interface BatchedQueryOptions {
   /** One row as JSON text. */
   renderRow: (row: TextRow) => string;
   /**
-   * Called when the list turns out longer than one statement carries, before its cursor
+   * Called when the list turns out longer than one statement carries, before its
    * transaction begins: throws to refuse (the stream fails before its first piece, so the
    * client gets an error answer), or returns what gives the slot back when the stream closes.
    */
@@ -28,31 +28,47 @@ export interface BatchedQueryOptions {
 /** Columns as text: the renderer writes them out (numbers are already JSON, dates are fixed up). */
 const TEXT_TYPES = { getTypeParser: () => (value: string) => value };
 
-/** Named so operators and tests can find it in pg_stat_activity. */
-const CURSOR = 'batched_query_stream';
+/** Named so operators and tests can find the long list's statement in pg_stat_activity. */
+const MARKER = '/* batched_query_stream */';
+
+/** A COPY text-format field's escapes (\\, \t, \n and the rest), as PostgreSQL writes them. */
+const COPY_ESCAPES: Record<string, string> = {
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+};
 
 /**
- * The rows of a SELECT as one JSON array, in bytes, rendered in Node batch by batch (each batch
- * becomes one string as soon as it arrives, and its rows are dropped), with backpressure:
- * nothing is fetched while the consumer's buffer is full.
+ * The rows of a SELECT as one JSON array, in bytes, rendered in Node piece by piece as the rows
+ * arrive, with backpressure: nothing is read from PostgreSQL while the consumer's buffer is full.
  *
  * Up to `singleQueryRows` rows, one statement in one round trip (LIMIT n + 1 tells whether
  * there are more). Beyond that, the whole list is read again, consistently, inside one
- * read-only transaction: BEGIN, SET LOCAL timeouts, DECLARE a cursor and the first FETCH in a
- * single message, then FETCH per batch, then COMMIT. Nothing outlives the transaction, so the
- * connection may be one PgBouncer shares per transaction.
+ * read-only transaction: BEGIN and SET LOCAL timeouts in one message, then
+ * `COPY (SELECT …) TO STDOUT`, whose text rows are parsed here, then COMMIT. COPY, not a cursor:
+ * pg builds a message, an array and a string per field for every row it parses, and those
+ * outlive young collections in numbers (see docs/performance.md); COPY's bytes do not. Nothing
+ * outlives the transaction, so the connection may be one PgBouncer shares per transaction.
  *
  * The connection goes back to the pool when the stream ends, fails or is destroyed (a client
- * that hangs up); one that failed or does not roll back within a second is dropped instead.
+ * that hangs up: the COPY is cancelled and read to its end, then rolled back); one that failed
+ * or does not come back within a second is dropped instead.
  */
 export class BatchedQueryStream extends Readable {
   private client: pg.PoolClient | undefined;
+  private copy: Readable | undefined;
   private inTransaction = false;
   private broken = false;
   private rowsSent = 0;
   private done = false;
-  private fetching = false;
+  private starting = false;
   private released = false;
+  private readonly decoder = new StringDecoder('utf8');
+  /** The start of a row whose end has not arrived yet. */
+  private partial = '';
   private readonly timer: NodeJS.Timeout;
   private readonly onClientError = (): void => {
     this.broken = true;
@@ -62,7 +78,7 @@ export class BatchedQueryStream extends Readable {
     private readonly pool: pg.Pool,
     private readonly options: BatchedQueryOptions,
   ) {
-    // About two batches of JSON ahead of a slow client, no more.
+    // About a megabyte of JSON ahead of a slow client, no more.
     super({ highWaterMark: 1024 * 1024 });
     this.timer = setTimeout(() => {
       this.destroy(
@@ -73,66 +89,96 @@ export class BatchedQueryStream extends Readable {
   }
 
   override _read(): void {
-    if (this.fetching || this.done) return;
-    this.fetching = true;
-    this.next().then(
+    if (this.copy) {
+      this.copy.resume();
+      return;
+    }
+    if (this.starting || this.done) return;
+    this.starting = true;
+    this.start().then(
       (chunk) => {
-        this.fetching = false;
         if (this.destroyed) return;
         if (chunk) this.push(chunk);
         if (this.done) this.push(null);
       },
       (error: unknown) => {
-        this.fetching = false;
         this.broken ||= isConnectionError(error);
         this.destroy(error as Error);
       },
     );
   }
 
-  /** The next piece of the array; sets `done` with the last one. */
-  private async next(): Promise<string> {
-    if (!this.client) {
-      this.client = await this.pool.connect();
-      this.client.on('error', this.onClientError);
-      const { singleQueryRows: limit } = this.options;
-      const rows = await this.query(
-        `SET LOCAL TimeZone = 'UTC'; ${this.options.select} LIMIT ${limit + 1}`,
-      );
-      if (rows.length <= limit) {
-        this.done = true;
-        this.release();
-        return `[${this.render(rows)}]`;
-      }
-      // Longer than one statement should carry: read it all again through a cursor, in one
-      // transaction, so the list is one consistent snapshot.
-      const { statementTimeoutMs, streamTimeoutMs, batchRows } = this.options;
-      const releaseSlot = this.options.acquireCursorSlot?.();
-      if (releaseSlot) this.once('close', releaseSlot);
-      this.inTransaction = true;
-      const first = await this.query(
-        `BEGIN READ ONLY; SET LOCAL statement_timeout = ${statementTimeoutMs};
-         SET LOCAL idle_in_transaction_session_timeout = ${streamTimeoutMs};
-         SET LOCAL TimeZone = 'UTC';
-         DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${this.options.select};
-         FETCH ${batchRows} FROM ${CURSOR}`,
-      );
-      return `[${await this.batch(first)}`;
-    }
-    return this.batch(await this.query(`FETCH ${this.options.batchRows} FROM ${CURSOR}`));
-  }
-
-  /** A fetched batch as JSON (with its leading comma); after the last, COMMIT and the `]`. */
-  private async batch(rows: TextRow[]): Promise<string> {
-    const json = this.render(rows);
-    if (rows.length < this.options.batchRows) {
-      await this.client!.query('COMMIT');
-      this.inTransaction = false;
+  /**
+   * The whole array when it fits in one statement (sets `done`); else `[`, with the COPY
+   * started, which pushes the rest.
+   */
+  private async start(): Promise<string> {
+    this.client = await this.pool.connect();
+    this.client.on('error', this.onClientError);
+    const { singleQueryRows: limit, statementTimeoutMs, streamTimeoutMs } = this.options;
+    const rows = await this.query(
+      `SET LOCAL TimeZone = 'UTC'; ${this.options.select} LIMIT ${limit + 1}`,
+    );
+    if (rows.length <= limit) {
       this.done = true;
       this.release();
-      return `${json}]`;
+      return `[${this.render(rows)}]`;
     }
-    return json;
+    // Longer than one statement should carry: read it all again, in one transaction, so the
+    // list is one consistent snapshot.
+    const releaseSlot = this.options.acquireCursorSlot?.();
+    if (releaseSlot) this.once('close', releaseSlot);
+    this.inTransaction = true;
+    // The COPY is one statement however long the client takes to read it: the stream's
+    // timeout bounds it, as it bounds the whole list.
+    await this.query(
+      `BEGIN READ ONLY; SET LOCAL statement_timeout = ${Math.max(statementTimeoutMs, streamTimeoutMs)};
+       SET LOCAL idle_in_transaction_session_timeout = ${streamTimeoutMs};
+       SET LOCAL TimeZone = 'UTC'`,
+    );
+    if (this.destroyed) return '';
+    const copy = this.client.query(copyTo(`${MARKER} COPY (${this.options.select}) TO STDOUT`));
+    this.copy = copy;
+    copy.on('data', (chunk: Buffer) => {
+      const json = this.renderCopy(this.decoder.write(chunk));
+      if (json && !this.push(json)) copy.pause();
+    });
+    copy.once('error', (error: Error) => {
+      this.copy = undefined;
+      this.broken ||= isConnectionError(error);
+      this.destroy(error);
+    });
+    copy.once('end', () => {
+      this.copy = undefined;
+      this.finish().then(
+        () => {
+          if (!this.destroyed) this.push(null);
+        },
+        (error: unknown) => {
+          this.broken ||= isConnectionError(error);
+          this.destroy(error as Error);
+        },
+      );
+    });
+    return '[';
+  }
+
+  /** After the COPY's last row: COMMIT, the connection back, the `]`. */
+  private async finish(): Promise<void> {
+    const rest = this.renderCopy(this.decoder.end());
+    if (this.partial !== '') throw new Error('the COPY ended in the middle of a row');
+    await this.client!.query('COMMIT');
+    this.inTransaction = false;
+    this.done = true;
+    this.release();
+    if (!this.destroyed) this.push(`${rest}]`);
+  }
+
+  /** The complete rows in `text` (COPY's text format, after what came before) as JSON. */
+  private renderCopy(text: string): string {
+    const lines = (this.partial + text).split('\n');
+    this.partial = lines.pop()!;
+    return this.render(lines.map(parseCopyRow));
   }
 
   private render(rows: TextRow[]): string {
@@ -157,12 +203,23 @@ export class BatchedQueryStream extends Readable {
     callback(error);
   }
 
-  /** Ends an unfinished transaction, then gives the connection back (or drops it). */
+  /** Ends an unfinished COPY and transaction, then gives the connection back (or drops it). */
   private async releaseAfterRollback(): Promise<void> {
     const client = this.client;
     if (!client) return;
+    const copy = this.copy;
+    if (copy && !this.broken) {
+      // The server stops sending on the cancel; what it sent before is read and dropped, so
+      // the ROLLBACK behind it gets its answer.
+      this.copy = undefined;
+      copy.removeAllListeners('data').removeAllListeners('end').removeAllListeners('error');
+      copy.on('error', () => undefined);
+      copy.resume();
+      this.cancel(client);
+    }
     if (this.inTransaction && !this.broken) {
-      // Queued behind a FETCH still under way; a connection that does not answer is dropped.
+      // Queued behind the COPY or a statement still under way; a connection that does not
+      // answer is dropped.
       const rolledBack = client.query('ROLLBACK').then(
         () => true,
         () => false,
@@ -171,6 +228,19 @@ export class BatchedQueryStream extends Readable {
       this.broken = !(await Promise.race([rolledBack, timeout]));
     }
     this.release();
+  }
+
+  /**
+   * Asks the server to cancel the client's running statement: PostgreSQL's cancel request, on a
+   * connection of its own (pg's Client.cancel reads a getter pg 9 removes).
+   */
+  private cancel(client: pg.PoolClient): void {
+    const target = client as unknown as CancelTarget;
+    const connection = new pg.Connection() as pg.Connection & CancelConnection;
+    connection.on('error', () => undefined);
+    connection.once('connect', () => connection.cancel(target.processID, target.secretKey));
+    if (target.host.startsWith('/')) connection.connect(`${target.host}/.s.PGSQL.${target.port}`);
+    else connection.connect(target.port, target.host);
   }
 
   private release(): void {
@@ -183,6 +253,35 @@ export class BatchedQueryStream extends Readable {
   }
 }
 
+/** What a pg client knows of its server session, for a cancel request. */
+interface CancelTarget {
+  host: string;
+  port: number;
+  processID: number;
+  secretKey: number;
+}
+
+/** pg.Connection's methods its types leave out. */
+interface CancelConnection {
+  connect(port: number | string, host?: string): void;
+  cancel(processID: number, secretKey: number): void;
+}
+
+/** One row of COPY's text format: fields split on tabs, `\N` for null, backslash escapes. */
+function parseCopyRow(line: string): TextRow {
+  const fields: TextRow = line.split('\t');
+  for (let i = 0; i < fields.length; i++) {
+    const field = fields[i]!;
+    if (field === '\\N') fields[i] = null;
+    else if (field.includes('\\')) fields[i] = unescapeCopyField(field);
+  }
+  return fields;
+}
+
+function unescapeCopyField(field: string): string {
+  // COPY TO writes only these escapes (never octal or hex ones, which are for COPY FROM).
+  return field.replace(/\\(.)/g, (_, char: string) => COPY_ESCAPES[char] ?? char);
+}
 /** Errors after which the connection is not worth keeping. */
 function isConnectionError(error: unknown): boolean {
   const code = (error as { code?: string } | null)?.code;

@@ -14,11 +14,10 @@ import { OrderEntity, OrderStatus, type Order } from './order.entity.js';
 import { ORDER_COLUMNS, ORDER_TEXT_COLUMNS, renderOrderJson } from './order-json.js';
 
 /**
- * Lists up to this long cost one statement; longer ones a cursor, fetched this many rows at a
- * time (about 450 KB of JSON: few round trips, little memory). See docs/performance.md.
+ * Lists up to this long cost one statement; longer ones a COPY in a read-only transaction. See
+ * docs/performance.md.
  */
 const LIST_SINGLE_QUERY_ROWS = 5000;
-const LIST_BATCH_ROWS = 5000;
 
 interface OrderRow {
   id: string;
@@ -82,7 +81,6 @@ export class OrderRepository {
     return new BatchedQueryStream(pool, {
       select: `SELECT ${ORDER_TEXT_COLUMNS} FROM orders ORDER BY id`,
       singleQueryRows: LIST_SINGLE_QUERY_ROWS,
-      batchRows: LIST_BATCH_ROWS,
       statementTimeoutMs: this.db.statementTimeoutMs,
       streamTimeoutMs: this.db.streamTimeoutMs,
       renderRow: renderOrderJson,
