@@ -184,34 +184,6 @@ describe('GET /v1/store/orders streaming (e2e)', () => {
     const res = await fetch(`${baseUrl}/v1/store/orders`, { headers: { Authorization: t.auth } });
     expect((await res.json()) as unknown[]).toHaveLength(60_000);
   });
-
-  it('cuts the response when the database fails midway: the client sees it truncated, not a success', async () => {
-    const outcome = await new Promise<{ complete: boolean; received: number }>((done) => {
-      http.get(`${baseUrl}/v1/store/orders`, { headers: { Authorization: t.auth } }, (res) => {
-        let received = 0;
-        let killed = false;
-        res.on('data', (chunk: Buffer) => {
-          received += chunk.length;
-          if (!killed && received > 64 * 1024) {
-            killed = true;
-            res.pause();
-            void t.db
-              .query(
-                `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%batched_query_stream%' AND pid <> pg_backend_pid()`,
-              )
-              .then(() => setTimeout(() => res.resume(), 100));
-          }
-        });
-        res.on('close', () => done({ complete: res.complete, received }));
-      });
-    });
-    expect(outcome.complete).toBe(false);
-    expect(outcome.received).toBeGreaterThan(64 * 1024);
-    // The broken connection was dropped, not handed out again.
-    await fetch(`${baseUrl}/v1/store/orders/1`, { headers: { Authorization: t.auth } }).then(
-      (res) => expect(res.status).toBe(200),
-    );
-  });
 });
 
 describe('GET /v1/store/orders: limits (e2e)', () => {
@@ -279,5 +251,33 @@ describe('GET /v1/store/orders: limits (e2e)', () => {
       const { rows } = await t.db.query<{ count: string }>(OPEN_LIST_CURSORS);
       return rows[0].count === '0';
     }, 2000);
+  });
+
+  // On the larger table: the server must still be reading the list from the database when it
+  // fails, and a 60 000-order list can sit whole in the sockets' buffers by then.
+  it('cuts the response when the database fails midway: the client sees it truncated, not a success', async () => {
+    const outcome = await new Promise<{ complete: boolean; received: number }>((done) => {
+      http.get(`${baseUrl}/v1/store/orders`, { headers: { Authorization: t.auth } }, (res) => {
+        let received = 0;
+        let killed = false;
+        res.on('data', (chunk: Buffer) => {
+          received += chunk.length;
+          if (!killed && received > 64 * 1024) {
+            killed = true;
+            res.pause();
+            void t.db
+              .query(
+                `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%batched_query_stream%' AND pid <> pg_backend_pid()`,
+              )
+              .then(() => setTimeout(() => res.resume(), 100));
+          }
+        });
+        res.on('close', () => done({ complete: res.complete, received }));
+      });
+    });
+    expect(outcome.complete).toBe(false);
+    expect(outcome.received).toBeGreaterThan(64 * 1024);
+    // The broken connection was dropped, not handed out again.
+    await t.http.get('/v1/categories').set('Authorization', t.auth).expect(200);
   });
 });
