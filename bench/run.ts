@@ -213,8 +213,8 @@ interface ListStrategy {
 
 /**
  * The order list's sizes in the built service (dist/store/order.repository.js): up to how many
- * orders one statement reads it, and rows per FETCH beyond; the baseline sends the same
- * statements with the same sizes.
+ * orders one statement reads it (the baseline too); beyond, the service reads one COPY and the
+ * baseline a cursor, LIST_BATCH_ROWS (if the service still has it, else 5 000) rows a FETCH.
  */
 function serviceListStrategy(app: string): ListStrategy {
   let source = '';
@@ -231,9 +231,9 @@ function serviceListStrategy(app: string): ListStrategy {
     singleRows,
     batchRows,
     description:
-      `order list as the service reads it (dist/store/order.repository.js): plain columns ` +
-      `rendered in Node, one statement up to ${singleRows} orders, else a cursor in a ` +
-      `read-only transaction, ${batchRows} rows a FETCH`,
+      `order list (dist/store/order.repository.js): plain columns rendered in Node, one ` +
+      `statement up to ${singleRows} orders, else, in a read-only transaction, COPY … TO ` +
+      `STDOUT for the service and a cursor of ${batchRows} rows a FETCH for the baseline`,
   };
 }
 

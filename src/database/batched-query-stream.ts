@@ -69,6 +69,7 @@ export class BatchedQueryStream extends Readable {
   private readonly decoder = new StringDecoder('utf8');
   /** The start of a row whose end has not arrived yet. */
   private partial = '';
+  private readonly fields: TextRow = [];
   private readonly timer: NodeJS.Timeout;
   private readonly onClientError = (): void => {
     this.broken = true;
@@ -176,9 +177,20 @@ export class BatchedQueryStream extends Readable {
 
   /** The complete rows in `text` (COPY's text format, after what came before) as JSON. */
   private renderCopy(text: string): string {
-    const lines = (this.partial + text).split('\n');
-    this.partial = lines.pop()!;
-    return this.render(lines.map(parseCopyRow));
+    const data = this.partial + text;
+    const { renderRow } = this.options;
+    // One array for every row (the renderer keeps nothing) and no array of lines: the list's
+    // garbage is what sets its peak memory.
+    const fields = this.fields;
+    let json = '';
+    let start = 0;
+    for (let end = data.indexOf('\n'); end !== -1; end = data.indexOf('\n', start)) {
+      parseCopyRow(data, start, end, fields);
+      json += this.rowsSent++ === 0 ? renderRow(fields) : `,${renderRow(fields)}`;
+      start = end + 1;
+    }
+    this.partial = data.slice(start);
+    return json;
   }
 
   private render(rows: TextRow[]): string {
@@ -267,15 +279,20 @@ interface CancelConnection {
   cancel(processID: number, secretKey: number): void;
 }
 
-/** One row of COPY's text format: fields split on tabs, `\N` for null, backslash escapes. */
-function parseCopyRow(line: string): TextRow {
-  const fields: TextRow = line.split('\t');
-  for (let i = 0; i < fields.length; i++) {
-    const field = fields[i]!;
-    if (field === '\\N') fields[i] = null;
-    else if (field.includes('\\')) fields[i] = unescapeCopyField(field);
+/**
+ * The row of COPY's text format in `data` from `start` to `end` (its newline) into `fields`:
+ * fields split on tabs, `\N` for null, backslash escapes.
+ */
+function parseCopyRow(data: string, start: number, end: number, fields: TextRow): void {
+  fields.length = 0;
+  for (let from = start; ;) {
+    const tab = data.indexOf('\t', from);
+    const to = tab === -1 || tab > end ? end : tab;
+    const field = data.slice(from, to);
+    fields.push(field === '\\N' ? null : field.includes('\\') ? unescapeCopyField(field) : field);
+    if (to === end) return;
+    from = to + 1;
   }
-  return fields;
 }
 
 function unescapeCopyField(field: string): string {
