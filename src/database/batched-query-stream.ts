@@ -283,7 +283,7 @@ interface CancelConnection {
  * The row of COPY's text format in `data` from `start` to `end` (its newline) into `fields`:
  * fields split on tabs, `\N` for null, backslash escapes.
  */
-function parseCopyRow(data: string, start: number, end: number, fields: TextRow): void {
+export function parseCopyRow(data: string, start: number, end: number, fields: TextRow): void {
   fields.length = 0;
   for (let from = start; ;) {
     const tab = data.indexOf('\t', from);
