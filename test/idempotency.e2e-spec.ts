@@ -8,6 +8,7 @@ import { requestFingerprint } from '../src/idempotency/idempotency-key.js';
 import { orderJson } from '../src/store/order-json.js';
 import { OrderRepository } from '../src/store/order.repository.js';
 import { countRows, insertCategory, insertPet } from './support/factories.js';
+import { countStatements } from './support/statement-counter.js';
 import { expectErrorResponse, expectNoWrites, expectReplayOf } from './support/http-assertions.js';
 import {
   createTestApp,
@@ -548,45 +549,22 @@ describe('Idempotency-Key on placeOrder and createCategory (e2e)', () => {
 
   describe('cost', () => {
     it('an idempotent create costs one round trip more than a plain one; a replay one in all', async () => {
-      const count = countQueries();
-      try {
-        await placeOrder(undefined, { petId, quantity: 1 }).expect(201);
-        const plain = count.take();
-        const key = newKey();
-        await placeOrder(key, { petId, quantity: 1 }).expect(201);
-        const idempotent = count.take();
-        await placeOrder(key, { petId, quantity: 1 }).expect(201);
-        const replay = count.take();
-        // The test app checks the API key in the database on every request (cache off).
-        expect(plain).toBeGreaterThanOrEqual(1);
-        expect({ idempotent, replay }).toEqual({ idempotent: plain + 1, replay: plain });
-      } finally {
-        count.restore();
-      }
+      const plain = await countStatements(() =>
+        placeOrder(undefined, { petId, quantity: 1 }).expect(201),
+      );
+      const key = newKey();
+      const idempotent = await countStatements(() =>
+        placeOrder(key, { petId, quantity: 1 }).expect(201),
+      );
+      const replay = await countStatements(() =>
+        placeOrder(key, { petId, quantity: 1 }).expect(201),
+      );
+      // The test app checks the API key in the database on every request (cache off).
+      expect(plain).toBeGreaterThanOrEqual(1);
+      expect({ idempotent, replay }).toEqual({ idempotent: plain + 1, replay: plain });
     });
   });
 });
-
-/** Counts the queries every pg client sends (the app runs in this process). */
-function countQueries() {
-  const prototype = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
-  const original = prototype.query;
-  let queries = 0;
-  prototype.query = function (this: unknown, ...args: unknown[]) {
-    queries++;
-    return original.apply(this, args);
-  };
-  return {
-    take: () => {
-      const taken = queries;
-      queries = 0;
-      return taken;
-    },
-    restore: () => {
-      prototype.query = original;
-    },
-  };
-}
 
 async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

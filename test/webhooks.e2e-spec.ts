@@ -10,6 +10,7 @@ import { loadConfig, type WebhookConfig } from '../src/config/app-config.js';
 import { MetricsService } from '../src/metrics/metrics.service.js';
 import { WebhookDeliveryRepository } from '../src/webhooks/webhook-delivery.repository.js';
 import { insertPet } from './support/factories.js';
+import { countStatements } from './support/statement-counter.js';
 import { startAppInstance, createTestApp, type TestApp } from './support/test-app.js';
 import { eventually, WebhookReceiver } from './support/webhook-receiver.js';
 
@@ -262,24 +263,9 @@ describe('webhooks (e2e)', () => {
   it('adds no statement to the operations that emit events', async () => {
     await subscribe(t.db, receiver.url);
     await subscribe(t.db, receiver.url);
-    // The statements this process sends to PostgreSQL while one request runs, apart from the
-    // dispatcher's polls and the API key check (the same with or without webhooks).
-    const countQueries = async (run: () => Promise<unknown>): Promise<number> => {
-      const original = pg.Client.prototype.query;
-      let count = 0;
-      const spy = function (this: pg.Client, ...args: unknown[]) {
-        const text = typeof args[0] === 'string' ? args[0] : '';
-        if (!/SKIP LOCKED|UPDATE webhook_attempts|api_keys/.test(text)) count++;
-        return (original as (...a: unknown[]) => unknown).apply(this, args);
-      };
-      pg.Client.prototype.query = spy as typeof original;
-      try {
-        await run();
-      } finally {
-        pg.Client.prototype.query = original;
-      }
-      return count;
-    };
+    // The statements one request sends, apart from the API key check (the same with or
+    // without webhooks) and the app's background work (the dispatcher's polls among them).
+    const countQueries = (run: () => Promise<unknown>) => countStatements(run, [/api_keys/]);
     const order = (await api.place().expect(201)).body as { id: number };
     const other = (await api.place().expect(201)).body as { id: number };
     await t.db.query('DELETE FROM webhook_subscriptions');
