@@ -15,7 +15,7 @@ import type { LoggedQuery } from './query-log.js';
 import { growOrders, seedBase } from './seed.js';
 import { cursorAfter, getJson, startProductionService } from './service.js';
 import { listCases, type ListCase } from './v2-cases.js';
-import { runNode } from './processes.js';
+import { runMain, runNode } from './processes.js';
 
 const ORDERS = Number(process.env.BENCH_EXPLAIN_ORDERS ?? 1_000_000);
 const CATEGORIES = 100_000;
@@ -271,9 +271,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(
-    `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
-  process.exit(1);
-});
+runMain(main);

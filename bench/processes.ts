@@ -164,3 +164,13 @@ export function runNode(script: string, env: NodeJS.ProcessEnv, cwd: string): Pr
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/** Runs a bench command's main: a failure prints its stack and exits 1 (its finally blocks ran). */
+export function runMain(main: () => Promise<void>): void {
+  main().catch((error: unknown) => {
+    process.stderr.write(
+      `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exit(1);
+  });
+}

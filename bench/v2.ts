@@ -13,7 +13,7 @@ import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { openBenchDatabase } from './database.js';
 import { snapshotBackendCpu } from './postgres-cpu.js';
-import { runNode } from './processes.js';
+import { runMain, runNode } from './processes.js';
 import { growOrders, seedBase } from './seed.js';
 import { cursorAfter, getJson, median, startProductionService } from './service.js';
 import { describeStatements, measureLoad, type Measured } from './statements.js';
@@ -222,9 +222,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(
-    `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
-  process.exit(1);
-});
+runMain(main);

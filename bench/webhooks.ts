@@ -14,7 +14,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { openBenchDatabase } from './database.js';
-import { runNode } from './processes.js';
+import { runMain, runNode } from './processes.js';
 import { seedBase } from './seed.js';
 import { median, startProductionService } from './service.js';
 import {
@@ -194,9 +194,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(
-    `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
-  process.exit(1);
-});
+runMain(main);
