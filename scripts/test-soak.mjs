@@ -10,7 +10,7 @@
 // - no request failed outside the PostgreSQL outage, and the only 5xx are 503s inside it;
 // - each instance recovered within 5 s of each restart.
 import { spawn } from 'node:child_process';
-import { openSync } from 'node:fs';
+import { openSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
@@ -741,6 +741,17 @@ async function main() {
     console.log(
       `  failed outside the outage: ${o.kind} at ${((o.started - t0) / 1000).toFixed(1)}s: ${o.error ?? o.status}`,
     );
+  }
+
+  // The cause of a 5xx is in the instance's own log; CI keeps no scratch folder, so say it here.
+  if (bad5xx.length > 0) {
+    for (const instance of instances) {
+      const errors = readFileSync(`${work}/${instance.name}.log`, 'utf8')
+        .split('\n')
+        .filter((line) => line.includes('"level":50') && line.includes('"stack"'));
+      for (const line of errors.slice(0, 3))
+        console.log(`  ${instance.name}: ${line.slice(0, 900)}`);
+    }
   }
 
   nginx.child.kill('SIGQUIT');

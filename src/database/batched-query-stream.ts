@@ -53,9 +53,10 @@ const COPY_ESCAPES: Record<string, string> = {
  * outlive young collections in numbers (see docs/performance.md); COPY's bytes do not. Nothing
  * outlives the transaction, so the connection may be one PgBouncer shares per transaction.
  *
- * The connection goes back to the pool when the stream ends, fails or is destroyed (a client
- * that hangs up: the COPY is cancelled and read to its end, then rolled back); one that failed
- * or does not come back within a second is dropped instead.
+ * The connection goes back to the pool when the stream ends or fails with an SQL error. When
+ * it is destroyed (a client that hangs up, the stream's timeout) during the COPY, the
+ * connection is dropped instead, so the cancel sent with it cannot reach another request's
+ * query (see releaseAfterRollback); so is one that broke or does not come back within a second.
  */
 export class BatchedQueryStream extends Readable {
   private client: pg.PoolClient | undefined;
@@ -215,23 +216,28 @@ export class BatchedQueryStream extends Readable {
     callback(error);
   }
 
-  /** Ends an unfinished COPY and transaction, then gives the connection back (or drops it). */
+  /**
+   * Ends an unfinished list. A COPY under way is cut by dropping its connection, never by
+   * handing it back: a cancel request names a server session, not a statement, so one that
+   * arrives after the COPY has ended would cancel whatever that session ran next, another
+   * request's query (the soak saw reads fail with "canceling statement due to user request").
+   * PostgreSQL aborts the transaction of a client that goes, and the cancel stops a statement
+   * that is busy without writing; a late cancel then finds a session nobody uses. A transaction
+   * with no COPY under way is rolled back and the connection kept, unless it does not answer
+   * within a second.
+   */
   private async releaseAfterRollback(): Promise<void> {
     const client = this.client;
     if (!client) return;
     const copy = this.copy;
-    if (copy && !this.broken) {
-      // The server stops sending on the cancel; what it sent before is read and dropped, so
-      // the ROLLBACK behind it gets its answer.
+    if (copy) {
       this.copy = undefined;
       copy.removeAllListeners('data').removeAllListeners('end').removeAllListeners('error');
       copy.on('error', () => undefined);
-      copy.resume();
-      this.cancel(client);
-    }
-    if (this.inTransaction && !this.broken) {
-      // Queued behind the COPY or a statement still under way; a connection that does not
-      // answer is dropped.
+      if (!this.broken) this.cancel(client);
+      this.broken = true;
+    } else if (this.inTransaction && !this.broken) {
+      // Queued behind a statement still under way; a connection that does not answer is dropped.
       const rolledBack = client.query('ROLLBACK').then(
         () => true,
         () => false,
@@ -261,7 +267,9 @@ export class BatchedQueryStream extends Readable {
     this.released = true;
     client.removeListener('error', this.onClientError);
     // pg-pool destroys a client released with an error instead of handing it out again.
-    client.release(this.broken ? new Error('connection broken during a streamed list') : undefined);
+    client.release(
+      this.broken ? new Error('connection dropped: a streamed list was cut or broke') : undefined,
+    );
   }
 }
 
