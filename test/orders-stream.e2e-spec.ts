@@ -19,10 +19,15 @@ const ORDERS_AS_POSTGRES_JSON = `
 
 /** Long listOrders statements (their COPY) still running on the server. */
 const OPEN_LIST_CURSORS = `SELECT count(*) FROM pg_stat_activity
-  WHERE query LIKE '%batched_query_stream%' AND state <> 'idle' AND pid <> pg_backend_pid()`;
-/** The sessions running a listOrders COPY right now. */
-const RUNNING_LIST_PIDS = `SELECT pid FROM pg_stat_activity
-  WHERE query LIKE '%batched_query_stream%' AND state = 'active' AND pid <> pg_backend_pid()`;
+  WHERE datname = current_database() AND query LIKE '%batched_query_stream%' AND state <> 'idle'
+    AND pid <> pg_backend_pid()`;
+/**
+ * The service's sessions in this database inside a transaction (the list's: its COPY under way,
+ * or sent and waiting for the service to read it). Other suites may share the server.
+ */
+const LIST_SESSION_PIDS = `SELECT pid FROM pg_stat_activity
+  WHERE datname = current_database() AND application_name = 'petstore-api'
+    AND xact_start IS NOT NULL AND pid <> pg_backend_pid()`;
 
 /**
  * Inserts `count` orders in one statement, in a mix of states: in a transaction of its own,
@@ -208,14 +213,18 @@ describe('GET /v1/store/orders: limits (e2e)', () => {
     // A cancel request names a server session, not a statement: had this session gone back to
     // the pool, a cancel arriving late would fail whichever request used it next.
     const stalled = await stalledList();
-    expect(stalled.response.statusCode).toBe(200);
     let copyPid: number | undefined;
-    await until(async () => {
-      const { rows } = await t.db.query<{ pid: number }>(RUNNING_LIST_PIDS);
-      copyPid = rows[0]?.pid;
-      return copyPid !== undefined;
-    }, 2000);
-    stalled.request.destroy();
+    try {
+      expect(stalled.response.statusCode).toBe(200);
+      await until(async () => {
+        const { rows } = await t.db.query<{ pid: number }>(LIST_SESSION_PIDS);
+        copyPid = rows.length === 1 ? rows[0].pid : undefined;
+        return copyPid !== undefined;
+      }, 5000);
+    } finally {
+      // Even when the test fails: a stalled list would hold the only stream slot.
+      stalled.request.destroy();
+    }
     // The session that ran the COPY ends, and no COPY is left running on the server.
     await until(async () => {
       const { rows } = await t.db.query<{ count: string }>(
@@ -268,7 +277,7 @@ describe('GET /v1/store/orders: limits (e2e)', () => {
             res.pause();
             void t.db
               .query(
-                `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%batched_query_stream%' AND pid <> pg_backend_pid()`,
+                `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE '%batched_query_stream%' AND pid <> pg_backend_pid()`,
               )
               .then(() => setTimeout(() => res.resume(), 100));
           }
