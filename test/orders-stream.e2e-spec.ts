@@ -120,7 +120,7 @@ describe('GET /v1/store/orders streaming (e2e)', () => {
     expect(body === expected.rows[0].body).toBe(true);
   });
 
-  it('costs one statement, one round trip, for a list that fits in one batch', async () => {
+  it('costs one statement, one round trip, and is sent with its length, for a list that fits in one batch', async () => {
     const small = await createTestApp();
     try {
       const pet = await insertPet(small.db, { name: 'Small' });
@@ -145,6 +145,10 @@ describe('GET /v1/store/orders streaming (e2e)', () => {
       pool(small).removeListener('acquire', onAcquire);
       expect(res.status).toBe(200);
       expect(res.body).toHaveLength(4999);
+      // Whole, it goes out with its length, as one write, not chunked.
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(res.headers['content-length']).toBe(String(Buffer.byteLength(res.text)));
+      expect(res.headers['transfer-encoding']).toBeUndefined();
       const listStatements = statements.filter((text) => /FROM orders/.test(text));
       expect(listStatements).toHaveLength(1);
       expect(listStatements[0]).not.toMatch(/DECLARE|FETCH/);

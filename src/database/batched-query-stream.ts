@@ -90,6 +90,30 @@ export class BatchedQueryStream extends Readable {
     this.timer.unref();
   }
 
+  /**
+   * Runs the first statement before anything is sent. Resolves with the whole array, as text,
+   * when the list fits in that statement (the stream is then spent: send the text, with its
+   * length); else with undefined, the stream holding `[` and the COPY under way, to be piped.
+   * Rejects, with the connection given back, when the list cannot be read, so the caller can
+   * still answer with an error.
+   */
+  async open(): Promise<string | undefined> {
+    this.starting = true;
+    try {
+      const chunk = await this.start();
+      if (this.done) {
+        this.destroy();
+        return chunk;
+      }
+      if (chunk) this.push(chunk);
+      return undefined;
+    } catch (error) {
+      this.broken ||= isConnectionError(error);
+      this.destroy();
+      throw error;
+    }
+  }
+
   override _read(): void {
     if (this.copy) {
       this.copy.resume();

@@ -69,16 +69,17 @@ export class OrderRepository {
   }
 
   /**
-   * Every order by id, as the bytes of one JSON array (OrderDto's JSON), rendered in Node from
-   * plain columns: see BatchedQueryStream for the one-statement and the cursor paths. At most
+   * Every order by id, as one JSON array (OrderDto's JSON), rendered in Node from plain columns:
+   * the text when the list fits in one statement, else a stream of its bytes (see
+   * BatchedQueryStream for the one-statement and the COPY paths). At most
    * DB_MAX_STREAMS lists hold a cursor at once per instance, so long lists cannot take the whole
    * pool: past that, 503 with Retry-After. A list that fits in one statement is not counted: it
    * holds its connection no longer than any other query (and a 503 for it would make a balancer
    * that retries on 503, like deploy/nginx, take the instance out of rotation).
    */
-  streamAllAsJson(): Readable {
+  async listAllAsJson(): Promise<string | Readable> {
     const pool = (this.orders.manager.connection.driver as unknown as { master: pg.Pool }).master;
-    return new BatchedQueryStream(pool, {
+    const stream = new BatchedQueryStream(pool, {
       select: `SELECT ${ORDER_TEXT_COLUMNS} FROM orders ORDER BY id`,
       singleQueryRows: LIST_SINGLE_QUERY_ROWS,
       statementTimeoutMs: this.db.statementTimeoutMs,
@@ -86,6 +87,7 @@ export class OrderRepository {
       renderRow: renderOrderJson,
       acquireCursorSlot: () => this.acquireCursorSlot(),
     });
+    return (await stream.open()) ?? stream;
   }
 
   private acquireCursorSlot(): () => void {

@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swa
 import type { Response } from 'express';
 import { ApiErrorResponses } from '../common/errors/api-error-responses.decorator.js';
 import { Int64IdPipe } from '../common/http/int64-id.pipe.js';
-import { sendStreamedJson } from '../common/http/send-streamed-json.js';
+import { sendJson } from '../common/http/send-streamed-json.js';
 import type { IdempotentAnswer, IdempotentRequest } from '../idempotency/idempotency.service.js';
 import { IdempotencyKey } from '../idempotency/idempotent.decorator.js';
 import { OrderDto } from './dto/order.dto.js';
@@ -32,7 +32,7 @@ export class StoreController {
   @ApiOkResponse({ type: [OrderDto], description: 'Every order, by id ascending' })
   @ApiErrorResponses()
   async list(@Res() response: Response): Promise<void> {
-    await sendStreamedJson(response, this.store.streamAllAsJson());
+    await sendJson(response, await this.store.listAllAsJson());
   }
 
   @PlaceOrderOperation('1')

@@ -21,9 +21,9 @@ export class StoreService {
     private readonly idempotency: IdempotencyService,
   ) {}
 
-  /** Every order as the bytes of one JSON array (see OrderRepository.streamAllAsJson). */
-  streamAllAsJson(): Readable {
-    return this.orders.streamAllAsJson();
+  /** Every order as one JSON array: text, or a stream of it (see OrderRepository.listAllAsJson). */
+  listAllAsJson(): Promise<string | Readable> {
+    return this.orders.listAllAsJson();
   }
 
   /** One page of v2 listOrders (see OrderRepository.listPage). */

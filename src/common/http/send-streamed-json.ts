@@ -26,3 +26,13 @@ export async function sendStreamedJson(response: Response, body: Readable): Prom
     body.destroy();
   }
 }
+
+/**
+ * A JSON body that is either whole (sent with its Content-Length, in one write) or produced
+ * in pieces (streamed, see sendStreamedJson), with 200.
+ */
+export async function sendJson(response: Response, body: string | Readable): Promise<void> {
+  if (typeof body !== 'string') return sendStreamedJson(response, body);
+  if (response.destroyed || response.writableEnded) return;
+  response.status(200).type('application/json').send(body);
+}
