@@ -9,10 +9,13 @@
  * (0: look the key up on every request, as src/auth does without a cache; > 0: keep a valid key
  * that long, for when the service caches key checks), BASELINE_LIST_SINGLE_ROWS and
  * BASELINE_LIST_BATCH_ROWS (the order list's one-statement limit and rows per FETCH: the
- * service's, which the harness reads from the build).
+ * service's, which the harness reads from the build), BASELINE_SERVICE_DIST (the service's
+ * build, whose statement builders give the writes' SQL, events included).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 
 const env = process.env;
@@ -44,24 +47,39 @@ pool.on('error', (error) =>
 );
 
 // ---------------------------------------------------------------------------------------------
-// The SQL, as in src/*/…repository.ts (TypeORM's find() calls written out).
+// The SQL, as in src/*/…repository.ts (TypeORM's find() calls written out). The two writes
+// come from the service's own build: each also records its webhook event (the outbox), which
+// a hand-written copy had missed.
+
+/** What src/categories/category-statements.ts and src/store/order-statements.ts export. */
+interface ServiceStatements {
+  insertCategoryStatement(
+    name: string,
+    description: string | null,
+  ): { sql: string; params: readonly unknown[] };
+  CANCEL_ORDER_SQL: string;
+}
+/** The statement builders of the service's build (BASELINE_SERVICE_DIST). */
+async function serviceStatements(): Promise<ServiceStatements> {
+  const dist = env.BASELINE_SERVICE_DIST;
+  if (!dist) throw new Error("BASELINE_SERVICE_DIST (the service's dist/) is required");
+  const load = async (path: string): Promise<Partial<ServiceStatements>> =>
+    (await import(pathToFileURL(join(dist, path)).href)) as Partial<ServiceStatements>;
+  const { insertCategoryStatement } = await load('categories/category-statements.js');
+  const { CANCEL_ORDER_SQL } = await load('store/order-statements.js');
+  if (!insertCategoryStatement || CANCEL_ORDER_SQL === undefined) {
+    throw new Error(`${dist} lacks the statement builders`);
+  }
+  return { insertCategoryStatement, CANCEL_ORDER_SQL };
+}
+const { insertCategoryStatement, CANCEL_ORDER_SQL } = await serviceStatements();
 
 const SQL = {
   apiKey: `SELECT id, prefix FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL LIMIT 1`,
   listCategories: `SELECT id, name, description FROM categories ORDER BY id ASC`,
-  insertCategory: `INSERT INTO categories (name, description) VALUES ($1, $2)
-       ON CONFLICT ((lower(name))) DO NOTHING
-       RETURNING id, name, description`,
   /** As src/store/order.repository.ts's streamAllAsJson, run as src/database/batched-query-stream.ts does. */
   listOrders: `SELECT id, pet_id, quantity, ship_date, status FROM orders ORDER BY id`,
-  cancelOrder: `WITH target AS (
-         SELECT id, status FROM orders WHERE id = $1 FOR UPDATE
-       ), cancelled AS (
-         UPDATE orders SET status = 'cancelled', updated_at = now()
-         FROM target WHERE orders.id = target.id AND target.status = 'pending'
-         RETURNING orders.id
-       )
-       SELECT target.status AS "previousStatus" FROM target`,
+  cancelOrder: CANCEL_ORDER_SQL,
   petById: `SELECT p.id, p.name, p.status, c.id AS "categoryId", c.name AS "categoryName"
          FROM pets p LEFT JOIN categories c ON c.id = p.category_id
          WHERE p.id = $1`,
@@ -266,9 +284,10 @@ async function createCategory(request: IncomingMessage, response: ServerResponse
     body.description === undefined
       ? null
       : text(body.description, 'description', 0, 500, CONTROL_EXCEPT_WHITESPACE);
-  const { rows } = await pool.query<CategoryRow>(SQL.insertCategory, [name, description]);
+  const insert = insertCategoryStatement(name, description);
+  const { rows } = await pool.query<CategoryRow | { id: null }>(insert.sql, [...insert.params]);
   const row = rows[0];
-  if (!row) {
+  if (!row || row.id === null) {
     throw new HttpError(409, 'CATEGORY_EXISTS', `A category named "${name}" exists already.`);
   }
   sendJson(response, 201, categoryDto(row));

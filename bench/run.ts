@@ -320,6 +320,7 @@ async function startBaseline(ctx: Context): Promise<ServerProcess> {
       BASELINE_AUTH_CACHE_MS: String(ctx.baselineAuthCacheMs),
       BASELINE_LIST_SINGLE_ROWS: String(ctx.listStrategy.singleRows),
       BASELINE_LIST_BATCH_ROWS: String(ctx.listStrategy.batchRows),
+      BASELINE_SERVICE_DIST: join(ctx.app, 'dist'),
     }),
   });
   ctx.running.add(server);
@@ -1044,7 +1045,7 @@ function renderMarkdown(
     "- **PostgreSQL CPU/req**: user + system CPU time of PostgreSQL's backend processes connected to the benchmark database (/proc/<pid>/stat; only one server is under load at a time), per answered request or per timed fetch: what the one tier that does not scale out pays for each server's SQL. '—' when PostgreSQL runs on another machine.",
     '- **Err/TO/bad**: connection errors / timeouts / answers with another status than the expected one (200, 201 for POST, 204 for DELETE) in the measured run; for list rows, failed fetches (an error, a non-200 or a wrong array length).',
     `- **Targets** (✓ met, ✗ missed, ? not measurable): *req/s* — GET throughput ≥ ${TARGETS.getThroughputRatio} × the baseline's on Node 24 (≥ ${TARGETS.getThroughputRatioNode20} × on Node 20); *p99* — p99 ≤ ${TARGETS.p99Ratio} × the baseline's (every load row, Node 24); *CPU* — the server's CPU per GET ≤ ${TARGETS.getCpuRatio} × the baseline's (Node 24); at 1 000 000 orders, *PostgreSQL CPU* — ≤ ${TARGETS.bigListPostgresCpuRatio} × what the baseline's SQL costs it; at 1 000 000 orders, *time* — time to the last byte ≤ ${TARGETS.bigListTimeRatio} × the baseline's, *RSS* — the service's peak RSS < ${TARGETS.bigListPeakRssMb} MB, *ΔRSS* — and at most ${TARGETS.bigListRssGrowthMb} MB above its peak in the 100 000-order run; *no errors* — no connection error, timeout, unexpected status or wrong array length, warm-up included (the only thing that makes \`npm run bench\` exit non-zero).`,
-    `- **Baseline** (bench/baseline-server.ts): node:http + pg, same routes, same bearer check (${authMode}), same SQL, same JSON; ${listDescription}, each batch written as it arrives, with backpressure. Same pool size and timeouts as the service.`,
+    `- **Baseline** (bench/baseline-server.ts): node:http + pg, same routes, same bearer check (${authMode}), same SQL (the two writes' statements, webhook events included, come from the service's own build: src/categories/category-statements.ts, src/store/order-statements.ts), same JSON; ${listDescription}, each batch written as it arrives, with backpressure. Same pool size and timeouts as the service.`,
     ...notes,
     '',
   ].join('\n');

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { withCompanions, type Companion } from '../database/companion-statements.js';
-import { outboxCompanion } from '../webhooks/outbox.js';
-import { CATEGORY_COLUMNS } from './category-json.js';
+import type { Companion } from '../database/companion-statements.js';
+import { insertCategoryStatement } from './category-statements.js';
 import { CategoryEntity } from './category.entity.js';
 
 @Injectable()
@@ -55,16 +54,7 @@ export class CategoryRepository {
     description: string | null,
     companions: readonly Companion[] = [],
   ): Promise<{ category: CategoryEntity | null; outputs: Record<string, unknown> }> {
-    const statement = withCompanions(
-      (gate) => ({
-        sql: `INSERT INTO categories (name, description) SELECT $1, $2 WHERE ${gate}
-              ON CONFLICT ((lower(name))) DO NOTHING
-              RETURNING ${CATEGORY_COLUMNS},
-                json_strip_nulls(json_build_object('id', id, 'name', name, 'description', description)) AS data`,
-        params: [name, description],
-      }),
-      [outboxCompanion('category.created'), ...companions],
-    );
+    const statement = insertCategoryStatement(name, description, companions);
     const rows: Array<
       { id: string | null; name: string; description: string | null } & Record<string, unknown>
     > = await this.categories.query(statement.sql, [...statement.params]);

@@ -8,10 +8,11 @@ import type { AppConfig } from '../config/app-config.js';
 import { BatchedQueryStream } from '../database/batched-query-stream.js';
 import { withCompanions, type Companion } from '../database/companion-statements.js';
 import { InjectConfig } from '../config/app-config.provider.js';
-import { outboxCompanion, outboxCtes, SQL_ISO_UTC } from '../webhooks/outbox.js';
+import { outboxCompanion, outboxCtes } from '../webhooks/outbox.js';
 import type { OrderListFilter } from './dto/order-list.query.js';
 import { OrderEntity, OrderStatus, type Order } from './order.entity.js';
 import { ORDER_COLUMNS, ORDER_TEXT_COLUMNS, renderOrderJson } from './order-json.js';
+import { CANCEL_ORDER_SQL, orderAsJson } from './order-statements.js';
 
 /**
  * Lists up to this long cost one statement; longer ones a COPY in a read-only transaction. See
@@ -25,19 +26,6 @@ interface OrderRow {
   quantity: number;
   shipDate: Date | null;
   status: OrderStatus;
-}
-
-/**
- * An order as the API shows it (OrderDto), rendered by PostgreSQL from a row with the orders
- * table's columns: shipDate in UTC with milliseconds and left out when unknown
- * (json_strip_nulls: no other field can be null). The events use it; listOrders renders the
- * same JSON in Node (order-json.ts).
- */
-function orderAsJson(table = 'orders'): string {
-  return `json_strip_nulls(json_build_object(
-    'id', ${table}.id, 'petId', ${table}.pet_id, 'quantity', ${table}.quantity,
-    'shipDate', to_char(${table}.ship_date AT TIME ZONE 'UTC', ${SQL_ISO_UTC}),
-    'complete', ${table}.status = 'shipped', 'status', ${table}.status))`;
 }
 
 function toOrder(row: OrderRow): Order {
@@ -189,17 +177,9 @@ export class OrderRepository {
    * or null when there is none.
    */
   async cancelIfPending(id: string): Promise<OrderStatus | null> {
-    const rows: Array<{ previousStatus: OrderStatus }> = await this.orders.query(
-      `WITH target AS (
-         SELECT id, status FROM orders WHERE id = $1 FOR UPDATE
-       ), changed AS (
-         UPDATE orders SET status = 'cancelled', updated_at = now()
-         FROM target WHERE orders.id = target.id AND target.status = 'pending'
-         RETURNING ${orderAsJson()} AS data
-       ), ${outboxCtes('order.cancelled')}
-       SELECT target.status AS "previousStatus" FROM target`,
-      [id],
-    );
+    const rows: Array<{ previousStatus: OrderStatus }> = await this.orders.query(CANCEL_ORDER_SQL, [
+      id,
+    ]);
     return rows[0]?.previousStatus ?? null;
   }
 
