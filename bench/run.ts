@@ -32,6 +32,7 @@ import {
   type Row,
 } from './report.js';
 import { growOrders, pendingOrderIds, seedBase, type BaseData } from './seed.js';
+import { productionNodeOptions } from './production-runtime.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const BASELINE_SCRIPT = join(import.meta.dirname, 'baseline-server.js');
@@ -259,9 +260,15 @@ async function snapshotService(workDir: string): Promise<string> {
   return app;
 }
 
-/** Only what the servers need: a developer's shell or .env must not change the numbers. */
+/** The image's Node options, for both servers. */
+const NODE_OPTIONS = productionNodeOptions();
+
+/**
+ * Only what the servers need: a developer's shell or .env must not change the numbers. Both
+ * run with the image's NODE_OPTIONS.
+ */
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { NODE_ENV: 'production' };
+  const env: NodeJS.ProcessEnv = { NODE_ENV: 'production', NODE_OPTIONS: NODE_OPTIONS };
   for (const name of ['PATH', 'HOME', 'LANG', 'TZ']) {
     if (process.env[name] !== undefined) env[name] = process.env[name];
   }
@@ -944,7 +951,7 @@ async function main(): Promise<number> {
     `Baseline: node:http + pg (bench/baseline-server.ts); auth: ${authMode}; ${ctx.listStrategy.description}`,
     `Load:     autocannon, ${settings.connections} connections, pipelining 1, loopback, ${settings.warmupS} s warm-up + ${settings.durationS} s measured per side`,
     `Database: ${db.server}, PostgreSQL ${db.version}; pool ${settings.dbPoolSize}, statement timeout ${settings.dbStatementTimeoutMs} ms (both)`,
-    `Runtimes: ${settings.runtimes.map((runtime) => runtime.label).join(', ')} (both servers on each); service as production runs it: rate limit ${settings.rateLimitPerMinute}/min per key, request logs at ${settings.logLevel} to a file`,
+    `Runtimes: ${settings.runtimes.map((runtime) => runtime.label).join(', ')} (both servers on each, with the image's NODE_OPTIONS \`${NODE_OPTIONS}\`); service as production runs it: rate limit ${settings.rateLimitPerMinute}/min per key, request logs at ${settings.logLevel} to a file`,
     `Machine:  harness on Node ${process.version}, ${cpus().length} × ${meta.machine.cpuModel}, load average ${meta.machine.loadAverageAtEnd.join(' ')}; run took ${meta.runtimeS} s`,
   ];
   process.stdout.write(

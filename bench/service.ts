@@ -5,6 +5,7 @@
 import { request } from 'node:http';
 import { join, resolve } from 'node:path';
 import { freePort, startServer, type ServerProcess } from './processes.js';
+import { productionNodeOptions } from './production-runtime.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -17,7 +18,7 @@ export interface ServiceOptions {
 }
 
 /**
- * Production settings: NODE_ENV=production, the limiter on at 1 000 000 requests a minute (one
+ * Production settings: NODE_ENV=production, the image's NODE_OPTIONS, the limiter on at 1 000 000 requests a minute (one
  * key sending thousands a second stays under it, so every request is counted), request logs
  * at info as JSON, to a file in the work folder; nothing from the developer's shell.
  */
@@ -38,6 +39,7 @@ export async function startProductionService(options: ServiceOptions): Promise<S
     env: {
       ...inherited,
       NODE_ENV: 'production',
+      NODE_OPTIONS: productionNodeOptions(),
       DATABASE_URL: options.databaseUrl,
       PORT: String(port),
       SEED_DEMO: 'false',

