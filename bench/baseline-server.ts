@@ -53,10 +53,10 @@ pool.on('error', (error) =>
 
 /** What src/categories/category-statements.ts and src/store/order-statements.ts export. */
 interface ServiceStatements {
-  insertCategoryStatement(
+  insertCategoryStatement: (
     name: string,
     description: string | null,
-  ): { sql: string; params: readonly unknown[] };
+  ) => { sql: string; params: readonly unknown[] };
   CANCEL_ORDER_SQL: string;
 }
 /** The statement builders of the service's build (BASELINE_SERVICE_DIST). */
@@ -77,7 +77,7 @@ const { insertCategoryStatement, CANCEL_ORDER_SQL } = await serviceStatements();
 const SQL = {
   apiKey: `SELECT id, prefix FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL LIMIT 1`,
   listCategories: `SELECT id, name, description FROM categories ORDER BY id ASC`,
-  /** As src/store/order.repository.ts's streamAllAsJson, run as src/database/batched-query-stream.ts does. */
+  /** As src/store/order.repository.ts's listAllAsJson, run as src/database/batched-query-stream.ts does. */
   listOrders: `SELECT id, pet_id, quantity, ship_date, status FROM orders ORDER BY id`,
   cancelOrder: CANCEL_ORDER_SQL,
   petById: `SELECT p.id, p.name, p.status, c.id AS "categoryId", c.name AS "categoryName"
