@@ -34,13 +34,15 @@ export function freePort(): Promise<number> {
 
 /**
  * Starts the service in its own process with only the given environment (plus PATH), and
- * waits until /health/live answers unless `waitUntilLive` is false.
+ * waits until /health/live answers unless `waitUntilLive` is false. `main`: another copy of
+ * dist/main.js to run (default the build's).
  */
 export async function startService(
   env: Record<string, string>,
-  options: { waitUntilLive?: boolean } = {},
+  options: { waitUntilLive?: boolean; main?: string } = {},
 ): Promise<ServiceProcess> {
-  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run npm run build (npm test does)`);
+  const main = options.main ?? MAIN;
+  if (!existsSync(main)) throw new Error(`${main} is missing: run npm run build (npm test does)`);
   const port = env.PORT ? Number(env.PORT) : await freePort();
   if (env.DATABASE_URL && !env.DATABASE_DIRECT_URL) {
     const urls = appDatabaseUrls(env.DATABASE_URL);
@@ -50,7 +52,7 @@ export async function startService(
       ...(urls.direct && { DATABASE_DIRECT_URL: urls.direct }),
     };
   }
-  const child = spawn(process.execPath, [MAIN], {
+  const child = spawn(process.execPath, [main], {
     env: {
       PATH: process.env.PATH ?? '',
       NODE_ENV: 'production',
