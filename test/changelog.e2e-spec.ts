@@ -34,6 +34,18 @@ describe('changelog (e2e)', () => {
     expect(/<pre>([\s\S]*)<\/pre>/.exec(res.text)?.[1]).not.toMatch(/[<>]/);
   });
 
+  it('has an ETag, and answers 304 without a body to a request that holds the same page', async () => {
+    const first = await t.http.get('/changelog').expect(200);
+    const etag = first.headers.etag;
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
+    const again = await t.http.get('/changelog').set('If-None-Match', etag).expect(304);
+    expect(again.text ?? '').toBe('');
+    expect(again.headers.etag).toBe(etag);
+    // Another page (an older deployment's) gets the whole page.
+    const other = await t.http.get('/changelog').set('If-None-Match', '"older"').expect(200);
+    expect(shownText(other.text)).toBe(changelog);
+  });
+
   it('answers HEAD too, and ignores an API key that is not valid (the route needs none)', async () => {
     const head = await t.http.head('/changelog').expect(200);
     expect(head.headers['content-type']).toBe('text/html; charset=utf-8');
