@@ -64,8 +64,6 @@ export class BatchedQueryStream extends Readable {
   private inTransaction = false;
   private broken = false;
   private rowsSent = 0;
-  private done = false;
-  private starting = false;
   private released = false;
   private readonly decoder = new StringDecoder('utf8');
   /** The start of a row whose end has not arrived yet. */
@@ -98,14 +96,14 @@ export class BatchedQueryStream extends Readable {
    * still answer with an error.
    */
   async open(): Promise<string | undefined> {
-    this.starting = true;
     try {
-      const chunk = await this.start();
-      if (this.done) {
+      const whole = await this.start();
+      if (whole !== undefined) {
         this.destroy();
-        return chunk;
+        return whole;
       }
-      if (chunk) this.push(chunk);
+      // Cut while it began (DB_STREAM_TIMEOUT_MS): nothing was sent, so it is still an error.
+      if (this.destroyed) throw this.errored ?? new Error('the list was cut before it began');
       return undefined;
     } catch (error) {
       this.broken ||= isConnectionError(error);
@@ -114,31 +112,16 @@ export class BatchedQueryStream extends Readable {
     }
   }
 
+  /** The COPY's rows are read as the consumer asks for them (open() started it). */
   override _read(): void {
-    if (this.copy) {
-      this.copy.resume();
-      return;
-    }
-    if (this.starting || this.done) return;
-    this.starting = true;
-    this.start().then(
-      (chunk) => {
-        if (this.destroyed) return;
-        if (chunk) this.push(chunk);
-        if (this.done) this.push(null);
-      },
-      (error: unknown) => {
-        this.broken ||= isConnectionError(error);
-        this.destroy(error as Error);
-      },
-    );
+    this.copy?.resume();
   }
 
   /**
-   * The whole array when it fits in one statement (sets `done`); else `[`, with the COPY
-   * started, which pushes the rest.
+   * The whole array when it fits in one statement; else undefined, with the COPY started, which
+   * pushes the rows and the closing `]`.
    */
-  private async start(): Promise<string> {
+  private async start(): Promise<string | undefined> {
     this.client = await this.pool.connect();
     this.client.on('error', this.onClientError);
     const { singleQueryRows: limit, statementTimeoutMs, streamTimeoutMs } = this.options;
@@ -146,9 +129,10 @@ export class BatchedQueryStream extends Readable {
       `SET LOCAL TimeZone = 'UTC'; ${this.options.select} LIMIT ${limit + 1}`,
     );
     if (rows.length <= limit) {
-      this.done = true;
       this.release();
-      return `[${this.render(rows)}]`;
+      let json = '';
+      for (const row of rows) json += this.rendered(row);
+      return `[${json}]`;
     }
     // Longer than one statement should carry: read it all again, in one transaction, so the
     // list is one consistent snapshot.
@@ -162,7 +146,8 @@ export class BatchedQueryStream extends Readable {
        SET LOCAL idle_in_transaction_session_timeout = ${streamTimeoutMs};
        SET LOCAL TimeZone = 'UTC'`,
     );
-    if (this.destroyed) return '';
+    if (this.destroyed) return undefined;
+    this.push('[');
     const copy = this.client.query(copyTo(`${MARKER} COPY (${this.options.select}) TO STDOUT`));
     this.copy = copy;
     copy.on('data', (chunk: Buffer) => {
@@ -186,7 +171,7 @@ export class BatchedQueryStream extends Readable {
         },
       );
     });
-    return '[';
+    return undefined;
   }
 
   /** After the COPY's last row: COMMIT, the connection back, the `]`. */
@@ -195,7 +180,6 @@ export class BatchedQueryStream extends Readable {
     if (this.partial !== '') throw new Error('the COPY ended in the middle of a row');
     await this.client!.query('COMMIT');
     this.inTransaction = false;
-    this.done = true;
     this.release();
     if (!this.destroyed) this.push(`${rest}]`);
   }
@@ -203,7 +187,6 @@ export class BatchedQueryStream extends Readable {
   /** The complete rows in `text` (COPY's text format, after what came before) as JSON. */
   private renderCopy(text: string): string {
     const data = this.partial + text;
-    const { renderRow } = this.options;
     // One array for every row (the renderer keeps nothing) and no array of lines: the list's
     // garbage is what sets its peak memory.
     const fields = this.fields;
@@ -211,20 +194,17 @@ export class BatchedQueryStream extends Readable {
     let start = 0;
     for (let end = data.indexOf('\n'); end !== -1; end = data.indexOf('\n', start)) {
       parseCopyRow(data, start, end, fields);
-      json += this.rowsSent++ === 0 ? renderRow(fields) : `,${renderRow(fields)}`;
+      json += this.rendered(fields);
       start = end + 1;
     }
     this.partial = data.slice(start);
     return json;
   }
 
-  private render(rows: TextRow[]): string {
-    const { renderRow } = this.options;
-    let json = '';
-    for (const row of rows) {
-      json += this.rowsSent++ === 0 ? renderRow(row) : `,${renderRow(row)}`;
-    }
-    return json;
+  /** One row as JSON, after a comma unless it is the array's first. */
+  private rendered(row: TextRow): string {
+    const json = this.options.renderRow(row);
+    return this.rowsSent++ === 0 ? json : `,${json}`;
   }
 
   /** Rows of the last statement of `text` (one message, one round trip). */
