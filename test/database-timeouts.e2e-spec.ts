@@ -1,6 +1,8 @@
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../src/config/app-config.js';
 import { prepareDatabase } from '../src/database/prepare-database.js';
+import { insertOrder, insertPet, orderStatus } from './support/factories.js';
+import { expectErrorResponse } from './support/http-assertions.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
 /**
@@ -54,6 +56,29 @@ describe('database timeouts without startup parameters (e2e)', () => {
     const elapsed = Date.now() - started;
     expect(elapsed).toBeGreaterThanOrEqual(statementTimeoutMs - 50);
     expect(elapsed).toBeLessThan(4000);
+  });
+
+  it('answers a request whose statement is cut off 503 SERVICE_UNAVAILABLE with Retry-After, not 500', async () => {
+    const petId = await insertPet(t.db);
+    const orderId = await insertOrder(t.db, { petId });
+    // Another session holds the order's row, so the cancel's statement waits on its lock
+    // until the statement timeout cuts it off.
+    const holder = await t.db.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM orders WHERE id = $1 FOR UPDATE', [orderId]);
+      const started = Date.now();
+      const res = await t.http.delete(`/v1/store/orders/${orderId}`).set('Authorization', t.auth);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(statementTimeoutMs - 50);
+      expectErrorResponse(res, 503, 'SERVICE_UNAVAILABLE');
+      expect(res.headers['retry-after']).toBe('5');
+    } finally {
+      await holder.query('ROLLBACK');
+      holder.release();
+    }
+    // Nothing was changed, and the same request succeeds once the lock is gone.
+    expect(await orderStatus(t.db, orderId)).toBe('pending');
+    await t.http.delete(`/v1/store/orders/${orderId}`).set('Authorization', t.auth).expect(204);
   });
 
   it('leaves the settings alone when they are already right (no catalog write per start)', async () => {

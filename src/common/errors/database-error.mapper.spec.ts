@@ -56,6 +56,24 @@ describe('mapDatabaseError', () => {
     });
   });
 
+  it('maps a statement cut off by the statement timeout (57014) to 503 with Retry-After', () => {
+    const mapped = mapDatabaseError(
+      pgError({ code: '57014', message: 'canceling statement due to statement timeout' }),
+    );
+    expect(mapped).toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      status: 503,
+      headers: { 'Retry-After': '5' },
+    });
+    expect(mapped?.message).not.toMatch(/canceling|statement/);
+  });
+
+  it("maps PgBouncer's own errors (08P01: no server connection in time) to 503", () => {
+    expect(
+      mapDatabaseError(pgError({ code: '08P01', message: 'query_wait_timeout' })),
+    ).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
+  });
+
   it('returns null for errors that are not database errors', () => {
     expect(mapDatabaseError(new TypeError('x is undefined'))).toBeNull();
     expect(mapDatabaseError('a string')).toBeNull();

@@ -40,6 +40,8 @@ const UNAVAILABLE_STATES = new Set([
   // PgBouncer: no server connection in time (query_wait_timeout), too many clients, pool errors.
   '08P01',
 ]);
+/** The statement was cancelled: by the statement timeout, or a cancel request. */
+const QUERY_CANCELED = '57014';
 const UNAVAILABLE_NODE_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -80,6 +82,11 @@ export function mapDatabaseError(error: unknown): DomainError | null {
   }
   if (code !== undefined && (UNAVAILABLE_STATES.has(code) || UNAVAILABLE_NODE_CODES.has(code))) {
     return new ServiceUnavailableError();
+  }
+  if (code === QUERY_CANCELED) {
+    // DB_STATEMENT_TIMEOUT_MS cut the statement (a busy database, a lock held elsewhere): the
+    // request did nothing and may succeed when retried, so it is not answered as a bug.
+    return new ServiceUnavailableError('The database did not answer in time; retry shortly.');
   }
   const message = error instanceof Error ? error.message : '';
   if (
