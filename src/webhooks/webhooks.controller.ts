@@ -150,7 +150,12 @@ export class WebhooksController {
 
   @Get(':webhookId')
   @Beta()
-  @ApiOperation({ operationId: 'getWebhook', summary: 'Read one subscription (without secret)' })
+  @ApiOperation({
+    operationId: 'getWebhook',
+    summary: 'Read one subscription (without secret)',
+    description:
+      "Another API key's subscription is 404 WEBHOOK_NOT_FOUND, as one that does not exist.",
+  })
   @ApiInt64IdParam('webhookId', 'Identifier of the subscription')
   @ApiOkResponse({ type: WebhookDto, description: 'The subscription' })
   @ApiErrorResponses(ErrorCode.VALIDATION_FAILED, ErrorCode.WEBHOOK_NOT_FOUND)
@@ -184,6 +189,10 @@ export class WebhooksController {
   @ApiOperation({
     operationId: 'listWebhookDeliveries',
     summary: "A subscription's deliveries and where each stands, a page at a time",
+    description:
+      'One delivery per event sent to this subscription: pending (with its next attempt), ' +
+      'succeeded or failed, with its attempts so far. Pages cut on the id, oldest first by ' +
+      'default: follow nextCursor, or the Link header.',
   })
   @ApiInt64IdParam('webhookId', 'Identifier of the subscription')
   @ApiPageQuery()

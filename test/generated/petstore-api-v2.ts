@@ -131,7 +131,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read one subscription (without secret) */
+        /**
+         * Read one subscription (without secret)
+         * @description Another API key's subscription is 404 WEBHOOK_NOT_FOUND, as one that does not exist.
+         */
         get: operations["getWebhook"];
         put?: never;
         post?: never;
@@ -152,7 +155,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A subscription's deliveries and where each stands, a page at a time */
+        /**
+         * A subscription's deliveries and where each stands, a page at a time
+         * @description One delivery per event sent to this subscription: pending (with its next attempt), succeeded or failed, with its attempts so far. Pages cut on the id, oldest first by default: follow nextCursor, or the Link header.
+         */
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
