@@ -172,7 +172,9 @@ export class WebhooksController {
   @ApiOperation({
     operationId: 'deleteWebhook',
     summary: 'Delete a subscription',
-    description: 'No delivery to it starts after this answer; its delivery records go with it.',
+    description:
+      'No attempt is claimed for it after this answer (one claimed a moment before, already ' +
+      'connecting to the receiver, still goes out); its delivery records go with it.',
   })
   @ApiInt64IdParam('webhookId', 'Identifier of the subscription')
   @ApiNoContentResponse({ description: 'Deleted' })

@@ -140,7 +140,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a subscription
-         * @description No delivery to it starts after this answer; its delivery records go with it.
+         * @description No attempt is claimed for it after this answer (one claimed a moment before, already connecting to the receiver, still goes out); its delivery records go with it.
          */
         delete: operations["deleteWebhook"];
         options?: never;
