@@ -226,22 +226,33 @@ describe('Idempotency-Key on placeOrder and createCategory (e2e)', () => {
       }
     });
 
-    it('20 concurrent identical creates make exactly one order', async () => {
-      const key = newKey();
-      const body = { petId, quantity: 7 };
-      const before = await countRows(t.db, 'orders');
-      const answers = await Promise.all(Array.from({ length: 20 }, () => placeOrder(key, body)));
-      expect(await countRows(t.db, 'orders')).toBe(before + 1);
-      const created = answers.filter((res) => res.status === 201);
-      const inUse = answers.filter((res) => res.status === 409);
-      expect(created.length + inUse.length).toBe(20);
-      expect(created.length).toBeGreaterThanOrEqual(1);
-      expect(new Set(created.map((res) => res.text)).size).toBe(1);
-      expect(created.filter((res) => res.headers['idempotent-replayed'] !== 'true')).toHaveLength(
-        1,
-      );
-      for (const res of inUse) expectErrorResponse(res, 409, 'IDEMPOTENCY_KEY_IN_USE');
-    });
+    it.each(['v1', 'v2'])(
+      '%s: 20 concurrent identical creates make exactly one order',
+      async (version) => {
+        const key = newKey();
+        const body = { petId, quantity: 7 };
+        const before = await countRows(t.db, 'orders');
+        const answers = await Promise.all(
+          Array.from({ length: 20 }, () =>
+            t.http
+              .post(`/${version}/store/orders`)
+              .set('Authorization', t.auth)
+              .set('Idempotency-Key', key)
+              .send(body),
+          ),
+        );
+        expect(await countRows(t.db, 'orders')).toBe(before + 1);
+        const created = answers.filter((res) => res.status === 201);
+        const inUse = answers.filter((res) => res.status === 409);
+        expect(created.length + inUse.length).toBe(20);
+        expect(created.length).toBeGreaterThanOrEqual(1);
+        expect(new Set(created.map((res) => res.text)).size).toBe(1);
+        expect(created.filter((res) => res.headers['idempotent-replayed'] !== 'true')).toHaveLength(
+          1,
+        );
+        for (const res of inUse) expectErrorResponse(res, 409, 'IDEMPOTENCY_KEY_IN_USE');
+      },
+    );
 
     it('20 concurrent identical category creates make exactly one category', async () => {
       const key = newKey();
@@ -275,6 +286,47 @@ describe('Idempotency-Key on placeOrder and createCategory (e2e)', () => {
       expect(res.status).toBe(status);
       expect(await idempotencyRecords(t.db, key)).toEqual([]);
       await placeOrder(key, { petId, quantity: 1 }).expect(201);
+    });
+
+    it('413: a body over 16 KiB does not take the key', async () => {
+      const key = newKey();
+      const json = JSON.stringify({ petId, quantity: 1 });
+      const res = await t.http
+        .post('/v1/store/orders')
+        .set('Authorization', t.auth)
+        .set('Idempotency-Key', key)
+        .set('Content-Type', 'application/json')
+        .send(json + ' '.repeat(16 * 1024 + 1 - json.length));
+      expectErrorResponse(res, 413, 'PAYLOAD_TOO_LARGE');
+      expect(await idempotencyRecords(t.db, key)).toEqual([]);
+      const retry = await placeOrder(key, { petId, quantity: 1 }).expect(201);
+      expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    });
+
+    it('429: a request over the rate limit does not take the key; the same key runs elsewhere', async () => {
+      // An instance of its own with one request a minute per API key (in memory, per instance).
+      const limited = await startAppInstance(t.databaseUrl, {
+        rateLimit: { redisKeyPrefix: 'idem-429:', perKeyPerMinute: 1, unauthenticatedPerMinute: 0 },
+      });
+      try {
+        await limited.http.get('/v1/categories').set('Authorization', t.auth).expect(200);
+        const key = newKey();
+        const res = await placeOrder(key, { petId, quantity: 1 }, limited);
+        expectErrorResponse(res, 429, 'RATE_LIMITED');
+        expect(await idempotencyRecords(t.db, key)).toEqual([]);
+        const retry = await placeOrder(key, { petId, quantity: 1 }).expect(201);
+        expect(retry.headers['idempotent-replayed']).toBeUndefined();
+      } finally {
+        await limited.close();
+      }
+    });
+
+    it('authentication comes first: a malformed Idempotency-Key without a valid API key is 401', async () => {
+      const res = await t.http
+        .post('/v1/store/orders')
+        .set('Idempotency-Key', 'has spaces')
+        .send({ petId, quantity: 1 });
+      expectErrorResponse(res, 401, 'UNAUTHORIZED');
     });
 
     it('401: another caller’s refused request does not take the key', async () => {
