@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../src/config/app-config.js';
-import { prepareDatabase } from '../src/database/prepare-database.js';
+import { pooledTimeoutsMismatch, prepareDatabase } from '../src/database/prepare-database.js';
 import { insertOrder, insertPet, orderStatus } from './support/factories.js';
 import { expectErrorResponse } from './support/http-assertions.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
@@ -79,6 +79,16 @@ describe('database timeouts without startup parameters (e2e)', () => {
     // Nothing was changed, and the same request succeeds once the lock is gone.
     expect(await orderStatus(t.db, orderId)).toBe('pending');
     await t.http.delete(`/v1/store/orders/${orderId}`).set('Authorization', t.auth).expect(204);
+  });
+
+  it("finds the pool's sessions with the role's timeouts, and says how they differ when they do not", async () => {
+    const dataSource = t.app.get(DataSource);
+    await expect(pooledTimeoutsMismatch(dataSource, db)).resolves.toBeNull();
+    // What a DATABASE_URL reaching another role or database would show: other values.
+    const message = await pooledTimeoutsMismatch(dataSource, { ...db, statementTimeoutMs: 1500 });
+    expect(message).toMatch(
+      /^sessions of DATABASE_URL \(role \S+, database \S+\) run with statement_timeout=1000 ms, not 1500 and idle_in_transaction_session_timeout=2000 ms, not 3000: DATABASE_URL and DATABASE_DIRECT_URL must reach the same role and database/,
+    );
   });
 
   it('leaves the settings alone when they are already right (no catalog write per start)', async () => {

@@ -12,6 +12,37 @@ export function roleSettings(db: AppConfig['db']): Record<string, string> {
 }
 
 /**
+ * How a session of `dataSource` (the pool, maybe through PgBouncer) differs from the timeouts
+ * the service gives its role on the direct connection, as a sentence; null when it does not.
+ * They differ when DATABASE_URL reaches another role or database than DATABASE_DIRECT_URL
+ * (a PgBouncer that maps to another user), or through server connections PgBouncer opened
+ * before the settings changed: either way statements could run without the limit.
+ */
+export async function pooledTimeoutsMismatch(
+  dataSource: DataSource,
+  db: AppConfig['db'],
+): Promise<string | null> {
+  const rows = await dataSource.query<
+    Array<{ name: string; setting: string; role: string; database: string }>
+  >(
+    `SELECT name, setting, current_user AS role, current_database() AS database FROM pg_settings
+      WHERE name IN ('statement_timeout', 'idle_in_transaction_session_timeout')
+      ORDER BY name DESC`,
+  );
+  const wanted = roleSettings(db);
+  const wrong = rows.filter((row) => wanted[row.name] !== row.setting);
+  if (wrong.length === 0) return null;
+  const { role, database } = rows[0];
+  return (
+    `sessions of DATABASE_URL (role ${role}, database ${database}) run with ` +
+    wrong.map((row) => `${row.name}=${row.setting} ms, not ${wanted[row.name]}`).join(' and ') +
+    ': DATABASE_URL and DATABASE_DIRECT_URL must reach the same role and database; PgBouncer ' +
+    'server connections opened before a change keep the old values until server_lifetime ' +
+    'or RECONNECT'
+  );
+}
+
+/**
  * Makes PostgreSQL give every new session of this role, on this database, the service's
  * timeouts (`ALTER ROLE CURRENT_USER IN DATABASE … SET`). Startup parameters would do the same
  * per connection, but PgBouncer refuses them ("unsupported startup parameter"); role settings
