@@ -266,21 +266,38 @@ describe('webhooks (e2e)', () => {
     // The statements one request sends, apart from the API key check (the same with or
     // without webhooks) and the app's background work (the dispatcher's polls among them).
     const countQueries = (run: () => Promise<unknown>) => countStatements(run, [/api_keys/]);
-    const order = (await api.place().expect(201)).body as { id: number };
-    const other = (await api.place().expect(201)).body as { id: number };
+    const placed = async () => ((await api.place().expect(201)).body as { id: number }).id;
+    const [toCancel, otherToCancel, toShip, otherToShip] = [
+      await placed(),
+      await placed(),
+      await placed(),
+      await placed(),
+    ];
+    const name = `stmt-${randomBytes(4).toString('hex')}`;
     await t.db.query('DELETE FROM webhook_subscriptions');
     const withoutSubscribers = {
       place: await countQueries(() => api.place().expect(201)),
-      cancel: await countQueries(() => api.cancel(order.id).expect(204)),
+      cancel: await countQueries(() => api.cancel(toCancel).expect(204)),
+      ship: await countQueries(() => api.ship(toShip).expect(200)),
+      createCategory: await countQueries(() => api.createCategory(`${name}-a`).expect(201)),
     };
-    await subscribe(t.db, receiver.url);
+    const { id } = await subscribe(t.db, receiver.url);
     const withSubscribers = {
       place: await countQueries(() => api.place().expect(201)),
-      cancel: await countQueries(() => api.cancel(other.id).expect(204)),
+      cancel: await countQueries(() => api.cancel(otherToCancel).expect(204)),
+      ship: await countQueries(() => api.ship(otherToShip).expect(200)),
+      createCategory: await countQueries(() => api.createCategory(`${name}-b`).expect(201)),
     };
     expect(withSubscribers).toEqual(withoutSubscribers);
     // Each change and its events: one statement, one round trip.
-    expect(withSubscribers).toEqual({ place: 1, cancel: 1 });
+    expect(withSubscribers).toEqual({ place: 1, cancel: 1, ship: 1, createCategory: 1 });
+    // And that one statement wrote each event.
+    expect((await deliveries(t.db, id)).map((d) => d.type)).toEqual([
+      'order.placed',
+      'order.cancelled',
+      'order.shipped',
+      'category.created',
+    ]);
   });
 
   it('retries a failing receiver with the same webhook-id, then marks the delivery failed', async () => {
