@@ -372,12 +372,59 @@ describe('webhooks (e2e)', () => {
     expect(rows).toEqual([1, 2, 3].map(() => ({ error: 'ECONNREFUSED' })));
   });
 
-  it('does not follow redirects: a 3xx is a failed attempt', async () => {
-    const { id } = await subscribe(t.db, receiver.url, ['category.created']);
-    receiver.answer = () => 307;
+  it('does not follow redirects: a 3xx pointing at a working URL is a failed attempt', async () => {
+    const REDIRECTS = [301, 302, 307, 308];
+    // Each subscription's URL names the redirect its receiver answers; the Location points at
+    // another path of the same receiver, which answers 200 to whoever follows.
+    const redirect = (entry: { url: string }) => ({
+      status: Number(new URL(entry.url, receiver.url).searchParams.get('redirect')),
+      headers: { location: receiver.otherUrl },
+    });
+    receiver.answer = redirect;
+    // A client that follows redirects (fetch) does reach the other path, with a 200.
+    for (const status of REDIRECTS) {
+      const followed = await fetch(`${receiver.url}?redirect=${status}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+      expect({ status, followed: [followed.status, followed.redirected] }).toEqual({
+        status,
+        followed: [200, true],
+      });
+    }
+    expect(receiver.elsewhere).toHaveLength(REDIRECTS.length);
+    receiver.reset();
+    receiver.answer = redirect;
+
+    const subscriptions = new Map<number, number>();
+    for (const status of REDIRECTS) {
+      const { id } = await subscribe(t.db, `${receiver.url}?redirect=${status}`, [
+        'category.created',
+      ]);
+      subscriptions.set(id, status);
+    }
     await api.createCategory('okapi').expect(201);
-    await eventually(async () => (await deliveries(t.db, id))[0]?.status === 'failed');
-    expect(receiver.received).toHaveLength(3);
+    for (const id of subscriptions.keys()) {
+      await eventually(async () => (await deliveries(t.db, id))[0]?.status === 'failed');
+    }
+    const { rows } = await t.db.query<{ subscriptionId: string; attempts: string[] }>(
+      `SELECT d.subscription_id AS "subscriptionId",
+              array_agg(a.outcome || ' ' || a.response_status ORDER BY a.attempt) AS attempts
+       FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+       WHERE d.subscription_id = ANY ($1) GROUP BY d.subscription_id`,
+      [[...subscriptions.keys()]],
+    );
+    // Every attempt (the first and both retries) failed with the 3xx itself.
+    expect(
+      Object.fromEntries(rows.map((row) => [Number(row.subscriptionId), row.attempts])),
+    ).toEqual(
+      Object.fromEntries(
+        [...subscriptions].map(([id, status]) => [id, Array(3).fill(`failed ${status}`)]),
+      ),
+    );
+    expect(receiver.received).toHaveLength(REDIRECTS.length * 3);
+    expect(receiver.elsewhere).toEqual([]);
   });
 
   it('sends nothing new to a deleted subscription', async () => {

@@ -5,41 +5,58 @@ export interface ReceivedWebhook {
   headers: IncomingHttpHeaders;
   body: string;
   receivedAt: number;
+  /** The request's path and query, as sent. */
+  url: string;
 }
 
-/** What the receiver does with a request: answer a status, or never answer (`hang`). */
-export type ReceiverAnswer = number | 'hang';
+/**
+ * What the receiver does with a request: answer a status (with headers, such as a redirect's
+ * Location), or never answer (`hang`).
+ */
+export type ReceiverAnswer = number | 'hang' | { status: number; headers: Record<string, string> };
 
 /**
- * A real HTTP receiver on loopback: records every request to its current `url` and answers as
- * the test says (200 unless told otherwise). Each `reset` gives it a new `url`, so a delivery
- * still in flight from an earlier test's subscription is answered but not recorded.
+ * A real HTTP receiver on loopback: records every request to its current `url` (whatever the
+ * query) and answers as the test says (200 unless told otherwise). Each `reset` gives it a new
+ * `url`, so a delivery still in flight from an earlier test's subscription is answered but not
+ * recorded. Requests to `otherUrl`, another path of the same generation, are recorded in
+ * `elsewhere` and answered 200: where a redirect can point.
  */
 export class WebhookReceiver {
   readonly received: ReceivedWebhook[] = [];
+  readonly elsewhere: ReceivedWebhook[] = [];
   private generation = 0;
   answer: (request: ReceivedWebhook, index: number) => ReceiverAnswer = () => 200;
   private readonly hanging = new Set<ServerResponse>();
   private readonly server = createServer((request, response) => {
     const chunks: Buffer[] = [];
+    const pathname = new URL(request.url ?? '/', 'http://receiver').pathname;
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      if (request.url !== this.path) {
-        response.writeHead(200, { 'content-type': 'text/plain' }).end('stale');
-        return;
-      }
       const entry = {
         headers: request.headers,
         body: Buffer.concat(chunks).toString('utf8'),
         receivedAt: Date.now(),
+        url: request.url ?? '/',
       };
+      if (pathname === this.otherPath) {
+        this.elsewhere.push(entry);
+        response.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+        return;
+      }
+      if (pathname !== this.path) {
+        response.writeHead(200, { 'content-type': 'text/plain' }).end('stale');
+        return;
+      }
       this.received.push(entry);
       const answer = this.answer(entry, this.received.length - 1);
       if (answer === 'hang') {
         this.hanging.add(response);
         return;
       }
-      response.writeHead(answer, { 'content-type': 'text/plain' }).end('ok');
+      const { status, headers } =
+        typeof answer === 'number' ? { status: answer, headers: {} } : answer;
+      response.writeHead(status, { 'content-type': 'text/plain', ...headers }).end('ok');
     });
   });
 
@@ -60,8 +77,17 @@ export class WebhookReceiver {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}${this.path}`;
   }
 
+  /** Another path of this generation, answered 200 and recorded in `elsewhere`. */
+  get otherUrl(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}${this.otherPath}`;
+  }
+
   private get path(): string {
     return `/hooks/${this.generation}`;
+  }
+
+  private get otherPath(): string {
+    return `/elsewhere/${this.generation}`;
   }
 
   /** Requests whose webhook-id is `eventId`. */
@@ -77,6 +103,7 @@ export class WebhookReceiver {
   reset(): void {
     this.generation++;
     this.received.length = 0;
+    this.elsewhere.length = 0;
     this.answer = () => 200;
   }
 
