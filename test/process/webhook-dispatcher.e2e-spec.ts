@@ -115,4 +115,22 @@ describe('webhook dispatcher across a crash and a graceful stop (real process)',
     expect(await attempts()).toEqual([{ attempt: 1, outcome: 'succeeded' }]);
     expect(receiver.received).toHaveLength(1);
   });
+
+  it('has at most WEBHOOK_CONCURRENCY attempts in flight, and delivers them all', async () => {
+    await db.query('DELETE FROM webhook_deliveries');
+    const service = await start({ WEBHOOK_CONCURRENCY: '2' });
+    await subscribe();
+    // Held longer than all six changes take and than a poll interval: an instance that
+    // claimed past its limit would have them all in flight at once.
+    receiver.answer = () => new Promise((answer) => setTimeout(() => answer(200), 400));
+    for (let i = 0; i < 6; i++) await createCategory(service, `busy-${i}`);
+    await eventually(async () => {
+      const { rows } = await db.query<{ status: string }>('SELECT status FROM webhook_deliveries');
+      return rows.length === 6 && rows.every((row) => row.status === 'succeeded');
+    });
+    expect(receiver.received).toHaveLength(6);
+    expect(new Set(receiver.received.map((entry) => entry.headers['webhook-id'])).size).toBe(6);
+    // Both slots used, never a third.
+    expect(receiver.maxInFlight).toBe(2);
+  });
 });

@@ -11,9 +11,14 @@ export interface ReceivedWebhook {
 
 /**
  * What the receiver does with a request: answer a status (with headers, such as a redirect's
- * Location), or never answer (`hang`).
+ * Location), or never answer (`hang`). A promise answers when it settles: a receiver that
+ * holds its answer for a while.
  */
-export type ReceiverAnswer = number | 'hang' | { status: number; headers: Record<string, string> };
+export type ReceiverAnswer =
+  | number
+  | 'hang'
+  | { status: number; headers: Record<string, string> }
+  | Promise<number | { status: number; headers: Record<string, string> }>;
 
 /**
  * A real HTTP receiver on loopback: records every request to its current `url` (whatever the
@@ -25,12 +30,24 @@ export type ReceiverAnswer = number | 'hang' | { status: number; headers: Record
 export class WebhookReceiver {
   readonly received: ReceivedWebhook[] = [];
   readonly elsewhere: ReceivedWebhook[] = [];
+  /** Requests to `url` not yet answered, and the most there have been at once since `reset`. */
+  inFlight = 0;
+  maxInFlight = 0;
   private generation = 0;
   answer: (request: ReceivedWebhook, index: number) => ReceiverAnswer = () => 200;
   private readonly hanging = new Set<ServerResponse>();
   private readonly server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     const pathname = new URL(request.url ?? '/', 'http://receiver').pathname;
+    const generation = this.generation;
+    if (pathname === this.path) {
+      // From the request's arrival until its answer is sent or its connection closes.
+      this.inFlight++;
+      this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+      response.once('close', () => {
+        if (generation === this.generation) this.inFlight--;
+      });
+    }
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const entry = {
@@ -54,9 +71,11 @@ export class WebhookReceiver {
         this.hanging.add(response);
         return;
       }
-      const { status, headers } =
-        typeof answer === 'number' ? { status: answer, headers: {} } : answer;
-      response.writeHead(status, { 'content-type': 'text/plain', ...headers }).end('ok');
+      void Promise.resolve(answer).then((settled) => {
+        const { status, headers } =
+          typeof settled === 'number' ? { status: settled, headers: {} } : settled;
+        response.writeHead(status, { 'content-type': 'text/plain', ...headers }).end('ok');
+      });
     });
   });
 
@@ -104,6 +123,8 @@ export class WebhookReceiver {
     this.generation++;
     this.received.length = 0;
     this.elsewhere.length = 0;
+    this.inFlight = 0;
+    this.maxInFlight = 0;
     this.answer = () => 200;
   }
 
