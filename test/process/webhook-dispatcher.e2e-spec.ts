@@ -13,19 +13,24 @@ describe('webhook dispatcher across a crash and a graceful stop (real process)',
   let receiver: WebhookReceiver;
   const services: ServiceProcess[] = [];
 
-  const start = (env: Record<string, string> = {}) =>
-    startService({
-      DATABASE_URL: databaseUrl,
-      BOOTSTRAP_API_KEY: KEY,
-      RATE_LIMIT_PER_MINUTE: '0',
-      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-      WEBHOOK_POLL_INTERVAL_MS: '100',
-      WEBHOOK_TIMEOUT_MS: '5000',
-      WEBHOOK_CLAIM_TTL_MS: '6000',
-      WEBHOOK_RETRY_SCHEDULE: '0.2',
-      SHUTDOWN_DRAIN_DELAY_MS: '0',
-      ...env,
-    }).then((service) => {
+  /** `undefined` leaves a variable out: the service's default applies. */
+  const start = (env: Record<string, string | undefined> = {}) =>
+    startService(
+      Object.fromEntries(
+        Object.entries({
+          DATABASE_URL: databaseUrl,
+          BOOTSTRAP_API_KEY: KEY,
+          RATE_LIMIT_PER_MINUTE: '0',
+          WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+          WEBHOOK_POLL_INTERVAL_MS: '100',
+          WEBHOOK_TIMEOUT_MS: '5000',
+          WEBHOOK_CLAIM_TTL_MS: '6000',
+          WEBHOOK_RETRY_SCHEDULE: '0.2',
+          SHUTDOWN_DRAIN_DELAY_MS: '0',
+          ...env,
+        }).filter((entry): entry is [string, string] => entry[1] !== undefined),
+      ),
+    ).then((service) => {
       services.push(service);
       return service;
     });
@@ -132,5 +137,18 @@ describe('webhook dispatcher across a crash and a graceful stop (real process)',
     expect(new Set(receiver.received.map((entry) => entry.headers['webhook-id'])).size).toBe(6);
     // Both slots used, never a third.
     expect(receiver.maxInFlight).toBe(2);
+  });
+
+  it('starts the first attempt within 2 s of the change with the default poll interval', async () => {
+    const service = await start({ WEBHOOK_POLL_INTERVAL_MS: undefined });
+    await subscribe();
+    // Each change after the first comes just after the poll that claimed the one before:
+    // it waits nearly a whole interval, the slowest case.
+    for (let i = 0; i < 3; i++) {
+      const changed = Date.now();
+      await createCategory(service, `timely-${i}`);
+      const [entry] = (await receiver.waitFor(i + 1)).slice(i);
+      expect(entry.receivedAt - changed).toBeLessThan(2000);
+    }
   });
 });
