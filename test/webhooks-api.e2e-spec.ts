@@ -3,6 +3,7 @@ import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { ApiKeysService } from '../src/auth/api-keys.service.js';
 import { loadConfig, type WebhookConfig } from '../src/config/app-config.js';
+import { insertPet } from './support/factories.js';
 import { expectErrorResponse, expectNoWrites, expectReplayOf } from './support/http-assertions.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 import { eventually, WebhookReceiver } from './support/webhook-receiver.js';
@@ -144,6 +145,52 @@ describe('webhook subscriptions: /v2/webhooks (e2e)', () => {
       expect(res.body.message).toContain('webhookId');
     },
   );
+
+  it('delivers to each subscription the events of its types, whichever key made the change', async () => {
+    const petId = await insertPet(t.db, { name: 'Shared' });
+    const events = ['order.placed', 'category.created'];
+    const subscriptions = [
+      { auth: t.auth, ...(await create({ url: receiver.url, events }).expect(201)).body },
+      {
+        auth: otherAuth,
+        ...(await create({ url: receiver.url, events }, otherAuth).expect(201)).body,
+      },
+    ] as Array<{ auth: string; id: number; secret: string }>;
+    // One change by each key.
+    const order = await t.http
+      .post('/v2/store/orders')
+      .set('Authorization', otherAuth)
+      .send({ petId, quantity: 1 })
+      .expect(201);
+    const category = await t.http
+      .post('/v2/categories')
+      .set('Authorization', t.auth)
+      .send({ name: 'lynx' })
+      .expect(201);
+    const expected = [`category.created ${category.body.id}`, `order.placed ${order.body.id}`];
+    for (const { auth, id, secret } of subscriptions) {
+      await eventually(async () => {
+        const res = await t.http.get(`/v2/webhooks/${id}/deliveries`).set('Authorization', auth);
+        const data = (res.body as { data: Array<{ status: string }> }).data;
+        return data.length === 2 && data.every((d) => d.status === 'succeeded');
+      });
+      // What each subscription was sent: the requests its own secret signs.
+      const signed = receiver.received.flatMap((entry) => {
+        try {
+          return [
+            new Webhook(secret).verify(entry.body, entry.headers as Record<string, string>) as {
+              type: string;
+              data: { id: number };
+            },
+          ];
+        } catch {
+          return [];
+        }
+      });
+      expect(signed.map((body) => `${body.type} ${body.data.id}`).sort()).toEqual(expected);
+    }
+    expect(receiver.received).toHaveLength(4);
+  });
 
   it('is v2 only', async () => {
     const res = await t.http.get('/v1/webhooks').set('Authorization', t.auth);
