@@ -460,7 +460,19 @@ describe('webhooks (e2e)', () => {
     expect(after['petstore_webhook_pending_deliveries']).toBe(0);
     expect(after['petstore_webhook_oldest_pending_age_seconds']).toBe(0);
 
-    // A delivery left pending (its subscription points nowhere for a minute) ages.
+    // A delivery whose every attempt fails (the first and both retries) has failed for good.
+    receiver.answer = () => 500;
+    await api.createCategory('tapir-failing').expect(201);
+    await eventually(async () => (await deliveries(t.db, id))[1]?.status === 'failed');
+    const failed = await scrape('petstore_webhook_');
+    const since = (series: string) => (failed[series] ?? 0) - (after[series] ?? 0);
+    expect(since('petstore_webhook_attempts_total{outcome="failed"}')).toBe(3);
+    expect(since('petstore_webhook_attempts_total{outcome="succeeded"}')).toBe(0);
+    expect(since('petstore_webhook_deliveries_total{outcome="failed"}')).toBe(1);
+    expect(since('petstore_webhook_deliveries_total{outcome="succeeded"}')).toBe(0);
+    expect(failed['petstore_webhook_pending_deliveries']).toBe(0);
+
+    // Deliveries left pending (their subscription points nowhere for a minute) age.
     receiver.answer = () => 'hang';
     await t.db.query(
       `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now() + interval '1 hour',
@@ -468,7 +480,7 @@ describe('webhooks (e2e)', () => {
       [id],
     );
     const backlog = await scrape('petstore_webhook_');
-    expect(backlog['petstore_webhook_pending_deliveries']).toBe(1);
+    expect(backlog['petstore_webhook_pending_deliveries']).toBe(2);
     expect(backlog['petstore_webhook_oldest_pending_age_seconds']).toBeGreaterThanOrEqual(90);
   });
 
