@@ -48,6 +48,12 @@ describe('mapDatabaseError', () => {
     pgError({ code: '57P01' }),
     Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
     new Error('timeout exceeded when trying to connect'),
+    // PgBouncer's own errors (SQLSTATE 08P01): PostgreSQL down, no server connection in time.
+    pgError({
+      code: '08P01',
+      message: 'server login has been failing, try again later (server_login_retry)',
+    }),
+    pgError({ code: '08P01', message: 'query_wait_timeout' }),
   ])('maps an unreachable database to 503 SERVICE_UNAVAILABLE with Retry-After', (error) => {
     expect(mapDatabaseError(error)).toMatchObject({
       code: 'SERVICE_UNAVAILABLE',
