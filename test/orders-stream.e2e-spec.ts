@@ -295,3 +295,47 @@ describe('GET /v1/store/orders: limits (e2e)', () => {
     await t.http.get('/v1/categories').set('Authorization', t.auth).expect(200);
   });
 });
+
+describe('GET /v1/store/orders: the answer deadline spares the COPY (e2e)', () => {
+  let t: TestApp;
+  let baseUrl: string;
+  // Statements get an answer within DB_CONNECT_TIMEOUT_MS + DB_STATEMENT_TIMEOUT_MS (1 s here) or
+  // lose their connection; a list's COPY is one statement as long as its client takes to read.
+  const db = { ...loadConfig({}).db, connectTimeoutMs: 500, statementTimeoutMs: 500 };
+  const count = 200_000;
+
+  beforeAll(async () => {
+    t = await createTestApp({ db });
+    // More than the sockets' buffers hold, so a client that stops reading stalls the COPY.
+    await insertOrders(t.db, await insertPet(t.db, { name: 'Slow reader' }), count);
+    const server = t.app.getHttpServer();
+    if (!server.listening) await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }, 60_000);
+  afterAll(() => t.close());
+
+  it('sends a whole list to a client that stops reading for longer than the deadline', async () => {
+    const outcome = await new Promise<{ status?: number; complete: boolean; body: string }>(
+      (done) => {
+        http.get(`${baseUrl}/v1/store/orders`, { headers: { Authorization: t.auth } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.pause();
+          setTimeout(() => res.resume(), 2500);
+          res.on('close', () =>
+            done({
+              status: res.statusCode,
+              complete: res.complete,
+              body: Buffer.concat(chunks).toString('utf8'),
+            }),
+          );
+        });
+      },
+    );
+    expect({ status: outcome.status, complete: outcome.complete }).toEqual({
+      status: 200,
+      complete: true,
+    });
+    expect(JSON.parse(outcome.body)).toHaveLength(count);
+  }, 30_000);
+});

@@ -27,7 +27,7 @@ export class DatabaseModule {
               new Logger('Database').log(`applied migrations: ${applied.join(', ')}`);
             }
             return {
-              ...(await typeOrmOptions(databaseUrl, db)),
+              ...(await typeOrmOptions(databaseUrl, db, { answerDeadline: true })),
               autoLoadEntities: true,
               // Start-up fails fast with one clear error instead of retrying for half a minute.
               retryAttempts: 0,
