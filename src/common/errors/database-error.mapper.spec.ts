@@ -76,12 +76,6 @@ describe('mapDatabaseError', () => {
     expect(mapped?.message).not.toMatch(/canceling|statement/);
   });
 
-  it("maps PgBouncer's own errors (08P01: no server connection in time) to 503", () => {
-    expect(
-      mapDatabaseError(pgError({ code: '08P01', message: 'query_wait_timeout' })),
-    ).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
-  });
-
   it('returns null for errors that are not database errors', () => {
     expect(mapDatabaseError(new TypeError('x is undefined'))).toBeNull();
     expect(mapDatabaseError('a string')).toBeNull();
