@@ -286,6 +286,18 @@ describe('v2 paged lists (e2e)', () => {
       expect(to).toEqual(from);
     });
 
+    it('takes a year 0000 as written when its offset makes it 0001 in UTC (the range is in UTC)', async () => {
+      // 0000-12-31T23:30:00-01:00 is 0001-01-01T00:30:00Z: every ship date of the fixture is later.
+      await expect(walkAll('shipDateFrom=0000-12-31T23:30:00-01:00')).resolves.toEqual(
+        all.filter((order) => order.shipDate !== undefined),
+      );
+      const before = await get('/v2/store/orders?shipDateTo=0000-12-31T23:30:00-01:00');
+      expect({ status: before.status, body: before.body }).toEqual({
+        status: 200,
+        body: { data: [], nextCursor: null },
+      });
+    });
+
     it('combines every filter (AND)', async () => {
       const res = await walkAll(
         `petId=${petA}&status=pending,shipped&shipDateFrom=${hours(2).toISOString()}&shipDateTo=${hours(20).toISOString()}&order=desc`,
@@ -351,6 +363,7 @@ describe('v2 paged lists (e2e)', () => {
       ['shipDateFrom=2026-03-01t00:00:00z', 'shipDateFrom'],
       ['shipDateFrom=2026-03-01T00:00:00+01:00', 'shipDateFrom'],
       ['shipDateFrom=0000-12-31T23:00:00Z', 'shipDateFrom'],
+      ['shipDateFrom=0000-12-31T23:30:00%2B01:00', 'shipDateFrom'],
       ['shipDateFrom=0001-01-01T00:30:00%2B01:00', 'shipDateFrom'],
       ['shipDateTo=9999-12-31T23:30:00-01:00', 'shipDateTo'],
       ['shipDateTo=10000-01-01T00:00:00Z', 'shipDateTo'],

@@ -20,7 +20,9 @@ export function parseDateTimeWithOffset(text: string): bigint | undefined {
   const [, year, month, day, hour, minute, second = '0', fraction = '', zulu, sign, offH, offM] =
     match;
   const [y, mo, d, h, mi, s] = [year, month, day, hour, minute, second].map(Number);
-  if (y < 1 || mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59) return undefined;
+  // Year 0000 as written is fine when the offset brings the instant into 0001 in UTC: the range
+  // below is what counts.
+  if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59) return undefined;
   if (!zulu && (Number(offH) > 23 || Number(offM) > 59)) return undefined;
   const date = new Date(0);
   date.setUTCFullYear(y, mo - 1, d);
