@@ -157,6 +157,21 @@ describe('v2 paged lists (e2e)', () => {
       );
     });
 
+    it('leaves the cursor out of Link however its name is written, so Link names one cursor', async () => {
+      const first = await get('/v2/store/orders?limit=2');
+      // %63ursor is cursor, percent-encoded.
+      const res = await get(`/v2/store/orders?limit=2&%63ursor=${first.body.nextCursor}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.link).toBe(
+        `</v2/store/orders?limit=2&cursor=${res.body.nextCursor}>; rel="next"`,
+      );
+      const next = await get(LINK.exec(res.headers.link)![1]);
+      expect({ status: next.status, data: next.body.data }).toEqual({
+        status: 200,
+        data: all.slice(4, 6),
+      });
+    });
+
     it.each(['asc', 'desc'])(
       'gives no item twice and skips none while orders are placed and cancelled between pages (%s)',
       async (order) => {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import querystring from 'node:querystring';
 import { unversionedBaseUrl, type AppConfig } from '../../config/app-config.js';
 import { InjectConfig } from '../../config/app-config.provider.js';
 import { CursorCodec, type CursorBinding } from './cursor-codec.js';
@@ -71,8 +72,18 @@ export class Paginator {
     const url = request.originalUrl;
     const mark = url.indexOf('?');
     const [path, query] = mark === -1 ? [url, ''] : [url.slice(0, mark), url.slice(mark + 1)];
-    const kept = query.split('&').filter((pair) => pair !== '' && !/^cursor(=|$)/.test(pair));
+    const kept = query.split('&').filter((pair) => pair !== '' && !isCursorPair(pair));
     const next = `${path}?${[...kept, `cursor=${cursor}`].join('&')}`;
     return this.publicBase === undefined ? next : `${this.publicBase}${next}`;
   }
+}
+
+/**
+ * Whether a `name=value` piece of a query string sets the cursor, its name read as the query
+ * parser reads it (`%63ursor` is `cursor` too): a Link that kept it would name two cursors.
+ */
+function isCursorPair(pair: string): boolean {
+  const at = pair.indexOf('=');
+  const name = at === -1 ? pair : pair.slice(0, at);
+  return querystring.unescape(name.replaceAll('+', ' ')) === 'cursor';
 }
