@@ -6,7 +6,10 @@ import { dataSnapshot } from './support/http-assertions.js';
 import {
   CREATE_CATEGORY_RULES,
   CREATE_WEBHOOK_RULES,
+  LIST_CATEGORIES_V2,
+  LIST_ORDERS_V2,
   MAX_BODY_BYTES,
+  ORDER_STATUSES,
   NOT_SENDABLE,
   PLACE_ORDER_RULES,
   SANE_REQUEST_ID,
@@ -15,6 +18,8 @@ import {
   authorizationValues,
   contentTypeCase,
   decodedSegment,
+  alterCursor,
+  decodeQuery,
   deepJsonText,
   encodePathSegment,
   encodedIdText,
@@ -29,21 +34,33 @@ import {
   judgeIdempotencyKey,
   judgeAuthorization,
   judgeBody,
+  judgeListQuery,
   jsonSpace,
+  listQueryCase,
   nestingDepth,
   objectText,
+  parseListDateTime,
   rawPercentId,
   receivedHeaderValue,
   shipDateInstant,
   requestIdCase,
   sendUnlessRefused,
+  subjectOf,
   weirdKey,
+  writeDateTime,
   wrongTypeText,
   WEBHOOK_EVENT_TYPES,
   WEBHOOK_HOSTS,
   type BodyRules,
   type BodyVerdict,
+  type CursorCase,
+  type IssuedCursor,
+  type ListBinding,
+  type ListQueryContext,
+  type ListRules,
+  type ListVerdict,
   type Member,
+  type QueryPart,
 } from './support/hostile-input.js';
 import {
   contractOperations,
@@ -54,8 +71,9 @@ import {
 import { createTestApp, type TestApp } from './support/test-app.js';
 
 /*
- * Hostile input, property-based (fast-check): path ids, bodies and headers no client should
- * send, for every operation of the contract. For every case: no 5xx; a 4xx is exactly the
+ * Hostile input, property-based (fast-check): path ids, bodies, headers and query strings no
+ * client should send, for every operation of the contract (and v2's lists' own parameters,
+ * judged value by value). For every case: no 5xx; a 4xx is exactly the
  * Error body {code, message, status} with a contract code; a 4xx wrote nothing (every table
  * the API writes is compared before and after); a 2xx only where the contract allows it.
  *
@@ -78,6 +96,7 @@ const RUNS = {
   headers: 40,
   idempotencyKeys: 80,
   queries: 60,
+  listQueries: 200,
 } as const;
 
 const SUCCESS_STATUSES = [200, 201, 204];
@@ -777,6 +796,410 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
         assertOptions(RUNS.queries),
       );
       expect(count.sent).toBe(count.runs);
+    });
+
+    /*
+     * v2's two lists, from their real parameter names (contract section 9, docs/api.md
+     * "Pages"): valid values, near-misses and junk in any combination and order, judged by
+     * judgeListQuery from the docs alone. A valid query must answer exactly the page the
+     * contract says; any other, 400 naming a parameter that is wrong.
+     */
+    describe('v2 list parameters', () => {
+      let context: ListQueryContext;
+      /** Every cursor the lists answered, with the query it was answered for. */
+      const issued = new Map<string, IssuedCursor>();
+      /** What a cursor is bound to, besides the list. */
+      const BOUND = ['status', 'petId', 'shipDateFrom', 'shipDateTo', 'order'];
+
+      beforeAll(async () => {
+        // Orders over four pets and every status; ship dates that repeat (ties on the edge of
+        // a range), none, and the first and last instants a filter can name; a pet without
+        // orders. Over 100 orders and categories, so that the default limit cuts a page.
+        const pets = [petId];
+        for (const name of ['Ada', 'Bob', 'Cy']) pets.push(await insertPet(t.db, { name }));
+        const idle = await insertPet(t.db, { name: 'Idle' });
+        const t0 = Date.parse('2026-03-01T00:00:00.000Z');
+        const shipDates: Array<string | null> = [];
+        for (let i = 0; i < 120; i++) {
+          const at = t0 + (i % 17) * 5 * 3_600_000 + ((i % 17) % 3);
+          shipDates.push(i % 5 === 4 ? null : new Date(at).toISOString());
+        }
+        shipDates.push('0001-01-01T00:00:00.000Z', '9999-12-31T23:59:59.999Z');
+        for (const [i, shipDate] of shipDates.entries()) {
+          const status = ORDER_STATUSES[(i * 5 + Math.floor(i / 3)) % 3];
+          await t.db.query(
+            'INSERT INTO orders (pet_id, quantity, status, ship_date) VALUES ($1, $2, $3, $4::timestamptz)',
+            [
+              pets[i % pets.length],
+              (i % 9) + 1,
+              // A shipped order has a ship date (a check constraint).
+              shipDate === null && status === 'shipped' ? 'pending' : status,
+              shipDate,
+            ],
+          );
+        }
+        for (let i = 0; i < 105; i++) {
+          await insertCategory(t.db, `Page ${i}`, i % 2 === 0 ? null : `Category ${i}`);
+        }
+        const instants = shipDates.flatMap((d) => (d === null ? [] : [parseListDateTime(d)!]));
+        context = { petIds: [...pets, idle].map(String), instants: [...new Set(instants)] };
+      });
+
+      /** Asks `rules`' list for a page of `query`; its nextCursor, remembered with its query. */
+      async function issue(rules: ListRules, query: string): Promise<string | undefined> {
+        const verdict = judgeListQuery(query, rules, issued);
+        const res = await t.http.get(`${rules.path}?${query}`).set('Authorization', t.auth);
+        expect({ query, status: res.status, valid: verdict.valid }).toEqual({
+          query,
+          status: 200,
+          valid: true,
+        });
+        if (verdict.valid) remember(verdict, res);
+        return (res.body as { nextCursor: string | null }).nextCursor ?? undefined;
+      }
+
+      function remember(verdict: { binding: ListBinding }, res: Response): void {
+        const { data, nextCursor } = res.body as {
+          data: Array<{ id: number }>;
+          nextCursor: unknown;
+        };
+        if (typeof nextCursor === 'string' && data.length > 0) {
+          issued.set(nextCursor, { binding: verdict.binding, lastId: BigInt(data.at(-1)!.id) });
+        }
+      }
+
+      /**
+       * Valid filters (`pairs`, decoded) written otherwise, with the same meaning: the pairs
+       * reversed, statuses reversed, ship dates at another offset, the default order explicit
+       * or left out, a digit of the pet id percent-encoded.
+       */
+      function rewritten(pairs: Array<[string, string]>): string {
+        const written = pairs.reverse().flatMap(([name, value]): string[] => {
+          switch (name) {
+            case 'status':
+              return [`status=${value.split(',').reverse().join('%2C')}`];
+            case 'petId':
+              return [`petId=%3${value}`];
+            case 'order':
+              return value === 'asc' ? [] : [`order=${value}`];
+            default: {
+              const instant = parseListDateTime(value)!;
+              // -10:00 unless that leaves the four-digit years, then +00:00.
+              const at = writeDateTime(instant, -600, 6);
+              const text =
+                parseListDateTime(at) === instant
+                  ? at
+                  : writeDateTime(instant, 0, 6, { zulu: false });
+              return [`${name}=${text}`];
+            }
+          }
+        });
+        return pairs.some(([name]) => name === 'order')
+          ? written.join('&')
+          : [...written, 'order=asc'].join('&');
+      }
+
+      /**
+       * The filters of `pairs` with one of them changed: dropped, added, another pet, another
+       * set of statuses, a ship date a microsecond further out.
+       */
+      function otherFilter(pairs: Array<[string, string]>, at: number): Array<[string, string]> {
+        const changes: Array<Array<[string, string]>> = [];
+        const given = (name: string) => pairs.some(([n]) => n === name);
+        const without = (name: string) => pairs.filter(([n]) => n !== name);
+        for (const [name, value] of pairs) {
+          if (name === 'order') continue;
+          changes.push(without(name));
+          if (name === 'petId') {
+            changes.push([...without(name), [name, context.petIds.find((id) => id !== value)!]]);
+          } else if (name === 'status') {
+            const items = value.split(',');
+            const others = ORDER_STATUSES.filter((status) => !items.includes(status));
+            changes.push([
+              ...without(name),
+              [name, [...items.slice(1), ...others.slice(0, 1)].join(',')],
+            ]);
+          } else {
+            const shift = name === 'shipDateFrom' ? -1n : 1n;
+            changes.push([
+              ...without(name),
+              [name, writeDateTime(parseListDateTime(value)! + shift, 0, 6)],
+            ]);
+          }
+        }
+        if (!given('petId')) changes.push([...pairs, ['petId', context.petIds[at % 3]]]);
+        if (!given('status')) changes.push([...pairs, ['status', ORDER_STATUSES[at % 3]]]);
+        return changes[at % changes.length];
+      }
+
+      /** A cursor as the case has it: issued by the service for some query, then mangled. */
+      async function cursorFor(rules: ListRules, c: CursorCase, rest: string): Promise<string> {
+        if (c.source === 'forged') return c.forged;
+        const write = (pairs: Array<[string, string]>) =>
+          pairs.map(([n, v]) => `${n}=${encodeURIComponent(v)}`).join('&');
+        let from = rules;
+        let query = c.issuer;
+        if (c.source === 'other-list') {
+          from = rules.list === 'orders' ? LIST_CATEGORIES_V2 : LIST_ORDERS_V2;
+          query = c.at % 2 === 0 ? '' : 'order=desc';
+        } else if (c.source !== 'other') {
+          const pairs = decodeQuery(rest).filter(([name]) => BOUND.includes(name));
+          const desc = pairs.some(([name, value]) => name === 'order' && value === 'desc');
+          const flipped: Array<[string, string]> = [
+            ...pairs.filter(([name]) => name !== 'order'),
+            ['order', desc ? 'asc' : 'desc'],
+          ];
+          // The query's own filters (changed as the case says) when they are valid; else none.
+          const issuing = !judgeListQuery(write(pairs), rules, issued).valid
+            ? ''
+            : {
+                same: () => write(pairs),
+                rewritten: () => rewritten([...pairs]),
+                'other-order': () => write(flipped),
+                'other-filter': () => write(otherFilter(pairs, c.at)),
+              }[c.source]();
+          query = judgeListQuery(issuing, rules, issued).valid ? issuing : '';
+        }
+        const and = query === '' ? '' : '&';
+        const cursor =
+          (await issue(from, `${query}${and}limit=${c.depth}`)) ??
+          (await issue(from, `${query}${and}limit=1`)) ??
+          // Fewer than two items match: a cursor of the whole list.
+          (await issue(from, 'limit=1'));
+        return alterCursor(cursor!, c);
+      }
+
+      /** The query string to send: the parts in order, each cursor fetched from the service. */
+      async function render(rules: ListRules, parts: QueryPart[]): Promise<string> {
+        const rest = parts.flatMap((part) => ('text' in part ? [part.text] : [])).join('&');
+        const texts: string[] = [];
+        for (const part of parts) {
+          texts.push(
+            'text' in part
+              ? part.text
+              : `${part.cursorName}=${await cursorFor(rules, part.cursor, rest)}`,
+          );
+        }
+        return texts.join('&');
+      }
+
+      interface ListItem {
+        id: bigint;
+        json: Record<string, unknown>;
+        status?: string;
+        petId?: string;
+        /** Microseconds, as stored. */
+        shipDate?: bigint;
+      }
+
+      /** Every item of the list as the database holds it, and as the API shows it. */
+      async function allItems(rules: ListRules, before: Snapshot): Promise<ListItem[]> {
+        if (rules.list === 'categories') {
+          return (
+            before.categories as Array<{ id: string; name: string; description: string | null }>
+          ).map(({ id, name, description }) => ({
+            id: BigInt(id),
+            json: { id: Number(id), name, ...(description === null ? {} : { description }) },
+          }));
+        }
+        // Ship dates to the microsecond (a JavaScript Date would cut them to milliseconds).
+        const { rows } = await t.db.query<{
+          id: string;
+          pet_id: string;
+          quantity: number;
+          status: string;
+          ship_date: string | null;
+        }>(
+          `SELECT id, pet_id, quantity, status,
+             to_char(ship_date AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS ship_date
+           FROM orders ORDER BY id`,
+        );
+        return rows.map((row) => {
+          const shipDate = row.ship_date === null ? undefined : parseListDateTime(row.ship_date)!;
+          // Contract section 2: UTC with milliseconds (the microseconds cut).
+          const millis =
+            shipDate === undefined ? undefined : shipDate - (((shipDate % 1000n) + 1000n) % 1000n);
+          return {
+            id: BigInt(row.id),
+            status: row.status,
+            petId: row.pet_id,
+            shipDate,
+            json: {
+              id: Number(row.id),
+              petId: Number(row.pet_id),
+              quantity: row.quantity,
+              ...(millis === undefined ? {} : { shipDate: writeDateTime(millis, 0, 3) }),
+              complete: row.status === 'shipped',
+              status: row.status,
+            },
+          };
+        });
+      }
+
+      /** Does `item` match the filters of `binding` (section 9: all must hold)? */
+      const matches = (item: ListItem, binding: ListBinding): boolean =>
+        (binding.statuses === undefined || binding.statuses.includes(item.status!)) &&
+        (binding.petId === undefined || binding.petId === item.petId) &&
+        (binding.from === undefined ||
+          (item.shipDate !== undefined && item.shipDate >= binding.from)) &&
+        (binding.to === undefined || (item.shipDate !== undefined && item.shipDate < binding.to));
+
+      /** A valid query: 200 and exactly its page, with nextCursor and Link as section 9 has them. */
+      async function expectPage(
+        rules: ListRules,
+        query: string,
+        verdict: Extract<ListVerdict, { valid: true }>,
+        res: Response,
+        before: Snapshot,
+      ): Promise<void> {
+        expect({ query, status: res.status, body: res.status === 200 ? 'page' : res.body }).toEqual(
+          {
+            query,
+            status: 200,
+            body: 'page',
+          },
+        );
+        const body = res.body as { data: Array<{ id: number }>; nextCursor: string | null };
+        expect({ query, keys: Object.keys(body).sort() }).toEqual({
+          query,
+          keys: ['data', 'nextCursor'],
+        });
+        const { binding, limit, after } = verdict;
+        const byId = new Map((await allItems(rules, before)).map((item) => [item.id, item]));
+        // Each item matches the filters, in the order asked for, after the cursor, within the limit.
+        const ids = body.data.map((item) => BigInt(item.id));
+        const wrong = ids.filter((id) => {
+          const item = byId.get(id);
+          return item === undefined || !matches(item, binding);
+        });
+        const sorted = [...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+        if (binding.order === 'desc') sorted.reverse();
+        expect({
+          query,
+          wrong,
+          inOrder: ids.join() === sorted.join() && new Set(ids).size === ids.length,
+        }).toEqual({
+          query,
+          wrong: [],
+          inOrder: true,
+        });
+        expect({ query, count: ids.length, limit, within: ids.length <= limit }).toEqual({
+          query,
+          count: ids.length,
+          limit,
+          within: true,
+        });
+        // Exactly the page: every matching item after the cursor, the first `limit` of them.
+        const remaining = [...byId.values()]
+          .filter((item) => matches(item, binding))
+          .filter(
+            (item) =>
+              after === undefined || (binding.order === 'asc' ? item.id > after : item.id < after),
+          )
+          .sort((a, b) => (a.id < b.id ? -1 : 1) * (binding.order === 'asc' ? 1 : -1));
+        expect({ query, data: body.data, more: body.nextCursor !== null }).toEqual({
+          query,
+          data: remaining.slice(0, limit).map((item) => item.json),
+          more: remaining.length > limit,
+        });
+        // Link: present exactly while nextCursor is not null; this request's parameters, as
+        // written, with cursor set to nextCursor.
+        const link = res.headers.link as string | undefined;
+        if (body.nextCursor === null) {
+          expect({ query, link }).toEqual({ query, link: undefined });
+          return;
+        }
+        expect({ query, cursor: body.nextCursor.length }).toEqual({ query, cursor: 32 });
+        const target = /^<([^>]*)>; rel="next"$/.exec(link ?? '')?.[1] ?? '';
+        expect({ query, link, path: target.slice(0, target.indexOf('?')) }).toEqual({
+          query,
+          link,
+          path: rules.path,
+        });
+        const linked = decodeQuery(target.slice(target.indexOf('?') + 1));
+        expect({
+          query,
+          link,
+          parameters: linked.filter(([name]) => name !== 'cursor'),
+          cursors: linked.filter(([name]) => name === 'cursor').map(([, value]) => value),
+        }).toEqual({
+          query,
+          link,
+          parameters: decodeQuery(query).filter(([name]) => name !== 'cursor'),
+          cursors: [body.nextCursor],
+        });
+        remember(verdict, res);
+      }
+
+      /** An invalid query: 400 VALIDATION_FAILED whose message is about a parameter that is wrong. */
+      function expectRefusal(rules: ListRules, query: string, bad: string[], res: Response): void {
+        const pairs = decodeQuery(query);
+        // What the message may quote back (names, values), as it is or as JSON.
+        const echoes = [query, ...pairs.flat()].flatMap((text) => [
+          text,
+          JSON.stringify(text).slice(1, -1),
+        ]);
+        expect({ query, status: res.status, bad }).toEqual({ query, status: 400, bad });
+        expectError(res, 400, 'VALIDATION_FAILED', echoes);
+        const message = res.body.message as string;
+        const subject = subjectOf(message, [...rules.parameters, ...pairs.map(([name]) => name)]);
+        expect({
+          query,
+          message,
+          bad,
+          subject,
+          namesABadOne: subject !== undefined && bad.includes(subject),
+        }).toEqual({
+          query,
+          message,
+          bad,
+          subject,
+          namesABadOne: true,
+        });
+        expect({ query, link: res.headers.link }).toEqual({ query, link: undefined });
+      }
+
+      it.each([LIST_ORDERS_V2, LIST_CATEGORIES_V2])(
+        `v2 $operationId: its own parameters (valid, near-miss, repeated, issued and altered cursors), unknown names and junk, in any order: valid answers 200 with exactly the page section 9 says (filters, order, limit, cursor, Link), anything else 400 VALIDATION_FAILED naming a bad parameter; never 5xx, nothing written (${RUNS.listQueries} runs)`,
+        async (rules) => {
+          const count = tally(`v2 ${rules.operationId} query parameters`);
+          let valid = 0;
+          await fc.assert(
+            fc.asyncProperty(listQueryCase(rules, context), async (parts) => {
+              count.runs++;
+              const query = await render(rules, parts);
+              const verdict = judgeListQuery(query, rules, issued);
+              const before = await dataSnapshot(t.db);
+              const res = await sendUnlessRefused(() =>
+                t.http.get(`${rules.path}?${query}`).set('Authorization', t.auth),
+              );
+              if (res === NOT_SENDABLE) {
+                count.notSendable++;
+                return;
+              }
+              countStatus(count, res);
+              expectSaneAnswer(res);
+              t.specV2.check(rules.operationId, res);
+              if (verdict.valid) {
+                valid++;
+                await expectPage(rules, query, verdict, res, before);
+              } else {
+                expectRefusal(rules, query, verdict.bad, res);
+              }
+              expect(await dataSnapshot(t.db)).toEqual(before);
+            }),
+            assertOptions(RUNS.listQueries),
+          );
+          expect(count.sent).toBe(count.runs);
+          // Both sides of the oracle were exercised, not just one.
+          const invalid = count.runs - valid;
+          expect({ valid, invalid, both: Math.min(valid, invalid) > count.runs / 5 }).toEqual({
+            valid,
+            invalid,
+            both: true,
+          });
+        },
+      );
     });
   });
 

@@ -4,7 +4,7 @@ import { expectErrorResponse } from './http-assertions.js';
 
 /*
  * Building blocks of test/hostile-input.e2e-spec.ts: fast-check arbitraries for hostile path
- * ids, bodies and headers, and oracles that say, from the contract alone
+ * ids, bodies, headers and v2 list query strings, and oracles that say, from the contract alone
  * (docs/api.md), what the API must answer to each.
  */
 
@@ -934,4 +934,920 @@ export function judgeIdempotencyKey(sent: string): string | undefined {
   }
   const visible = [...key].every((char) => char >= '!' && char <= '~');
   return key.length >= 1 && key.length <= 255 && visible ? key : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// v2 list query strings
+// ---------------------------------------------------------------------------------------------
+
+/*
+ * The query parameters of v2's two lists, judged from the contract (section 9) and
+ * docs/api.md ("Pages") alone: names, values, repeats, the ship-date range and cursors. The
+ * service's own parsers are deliberately not used: this is a second reading of the same rules.
+ */
+
+export const ORDER_STATUSES = ['pending', 'shipped', 'cancelled'] as const;
+
+export interface ListRules {
+  list: 'orders' | 'categories';
+  operationId: 'listOrders' | 'listCategories';
+  path: string;
+  /** Every parameter the list takes; any other name is a 400. */
+  parameters: readonly string[];
+}
+
+export const LIST_ORDERS_V2: ListRules = {
+  list: 'orders',
+  operationId: 'listOrders',
+  path: '/v2/store/orders',
+  parameters: ['limit', 'cursor', 'order', 'status', 'petId', 'shipDateFrom', 'shipDateTo'],
+};
+
+export const LIST_CATEGORIES_V2: ListRules = {
+  list: 'categories',
+  operationId: 'listCategories',
+  path: '/v2/categories',
+  parameters: ['limit', 'cursor', 'order'],
+};
+
+/**
+ * What a cursor belongs to: the list, the order and the filters, by meaning (statuses as a
+ * set, ship dates as instants), so the same query written differently is the same binding.
+ * The limit is not part of it: it may change from page to page.
+ */
+export interface ListBinding {
+  list: ListRules['list'];
+  order: 'asc' | 'desc';
+  /** In ORDER_STATUSES order; absent when `status` was not given. */
+  statuses?: string[];
+  petId?: string;
+  /** Microseconds since 1970, UTC. */
+  from?: bigint;
+  to?: bigint;
+}
+
+/** A nextCursor the service answered, and what it was answered for. */
+export interface IssuedCursor {
+  binding: ListBinding;
+  /** The id of the last item of the page that carried it. */
+  lastId: bigint;
+}
+
+export type ListVerdict =
+  | { valid: true; limit: number; binding: ListBinding; after?: bigint }
+  | { valid: false; bad: string[] };
+
+const isHexDigit = (byte: number): boolean =>
+  (byte >= 0x30 && byte <= 0x39) ||
+  (byte >= 0x41 && byte <= 0x46) ||
+  (byte >= 0x61 && byte <= 0x66);
+/** UTF-8 with U+FFFD for what is not, keeping a byte order mark (it is part of the text here). */
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/** application/x-www-form-urlencoded text: `+` is a space, `%XX` a byte (else kept), UTF-8. */
+function formDecode(text: string): string {
+  const bytes = Buffer.from(text.replaceAll('+', ' '), 'utf8');
+  const out: number[] = [];
+  for (let i = 0; i < bytes.length; i++) {
+    if (
+      bytes[i] === 0x25 &&
+      i + 2 < bytes.length &&
+      isHexDigit(bytes[i + 1]) &&
+      isHexDigit(bytes[i + 2])
+    ) {
+      out.push(Number.parseInt(String.fromCharCode(bytes[i + 1], bytes[i + 2]), 16));
+      i += 2;
+    } else {
+      out.push(bytes[i]);
+    }
+  }
+  return utf8.decode(Uint8Array.from(out));
+}
+
+/**
+ * The name-value pairs a server reads from a query string, as the WHATWG URL standard parses
+ * application/x-www-form-urlencoded (written out here: Node's URLSearchParams mis-decodes
+ * non-ASCII text next to a bad escape). A leading `?` is part of the first name, as a server
+ * sees it.
+ */
+export function decodeQuery(query: string): Array<[string, string]> {
+  return query
+    .split('&')
+    .filter((piece) => piece !== '')
+    .map((piece) => {
+      const at = piece.indexOf('=');
+      return at === -1
+        ? [formDecode(piece), '']
+        : [formDecode(piece.slice(0, at)), formDecode(piece.slice(at + 1))];
+    });
+}
+
+function sameBinding(a: ListBinding, b: ListBinding): boolean {
+  return (
+    a.list === b.list &&
+    a.order === b.order &&
+    a.statuses?.join(',') === b.statuses?.join(',') &&
+    a.petId === b.petId &&
+    a.from === b.from &&
+    a.to === b.to
+  );
+}
+
+const LIST_DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?(?:Z|([+-])(\d{2}):(\d{2}))$/;
+const MICROS_PER_DAY = 86_400_000_000n;
+
+const isLeapYear = (y: number): boolean => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+
+/** Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's days_from_civil). */
+function daysFromCivil(y: number, m: number, d: number): number {
+  const yy = m <= 2 ? y - 1 : y;
+  const era = Math.floor(yy / 400);
+  const yoe = yy - era * 400;
+  const doy = Math.floor((153 * ((m + 9) % 12) + 2) / 5) + d - 1;
+  return era * 146097 + yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy - 719468;
+}
+
+/** The date of a day count from 1970-01-01 (civil_from_days). */
+function civilFromDays(days: number): [year: number, month: number, day: number] {
+  const z = days + 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor(
+    (doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365,
+  );
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  return [yoe + era * 400 + (month <= 2 ? 1 : 0), month, day];
+}
+
+/** 0001-01-01T00:00:00Z and 10000-01-01T00:00:00Z: docs/api.md, "within the years 0001 to 9999 in UTC". */
+const FIRST_LIST_INSTANT = BigInt(daysFromCivil(1, 1, 1)) * MICROS_PER_DAY;
+const END_LIST_INSTANT = BigInt(daysFromCivil(10000, 1, 1)) * MICROS_PER_DAY;
+
+/**
+ * A ship-date parameter as docs/api.md defines it: an ISO 8601 date-time (four-digit year,
+ * upper-case `T`) with an offset, `Z` or `±hh:mm`; seconds and up to six fractional digits
+ * optional; a real calendar day and time of day (no leap second, no 24:00); the instant it
+ * names within the years 0001 to 9999 in UTC. Returns that instant in microseconds.
+ */
+export function parseListDateTime(text: string): bigint | undefined {
+  const match = LIST_DATE_TIME.exec(text);
+  if (!match) return undefined;
+  const [year, month, day, hour, minute] = match.slice(1, 6).map(Number);
+  const second = Number(match[6] ?? '0');
+  const fraction = BigInt((match[7] ?? '').padEnd(6, '0'));
+  const monthDays = [31, isLeapYear(year) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+  if (month < 1 || month > 12 || day < 1 || day > monthDays[month - 1]) return undefined;
+  if (hour > 23 || minute > 59 || second > 59) return undefined;
+  let offset = 0;
+  if (match[8] !== undefined) {
+    const [offsetHours, offsetMinutes] = [Number(match[9]), Number(match[10])];
+    if (offsetHours > 23 || offsetMinutes > 59) return undefined;
+    offset = (match[8] === '-' ? -1 : 1) * (offsetHours * 60 + offsetMinutes);
+  }
+  const seconds = (hour * 60 + minute - offset) * 60 + second;
+  const instant =
+    BigInt(daysFromCivil(year, month, day)) * MICROS_PER_DAY +
+    BigInt(seconds) * 1_000_000n +
+    fraction;
+  return instant >= FIRST_LIST_INSTANT && instant < END_LIST_INSTANT ? instant : undefined;
+}
+
+/**
+ * `instant` written as a query parameter value: local time at `offsetMinutes` (written `Z`
+ * when 0 and `zulu`), to the minute (`digits` -1), the second (0) or 1..9 fractional digits
+ * (cut, or padded with zeros past the sixth), the `+` of an offset escaped or not.
+ */
+export function writeDateTime(
+  instant: bigint,
+  offsetMinutes: number,
+  digits: number,
+  options: { zulu?: boolean; escapePlus?: boolean } = {},
+): string {
+  const local = instant + BigInt(offsetMinutes) * 60_000_000n;
+  let days = local / MICROS_PER_DAY;
+  let rest = local % MICROS_PER_DAY;
+  if (rest < 0n) {
+    days -= 1n;
+    rest += MICROS_PER_DAY;
+  }
+  const [year, month, day] = civilFromDays(Number(days));
+  const pad = (n: number | bigint, width = 2) => String(n).padStart(width, '0');
+  const micros = rest % 1_000_000n;
+  const totalSeconds = Number(rest / 1_000_000n);
+  let time = `${pad(Math.floor(totalSeconds / 3600))}:${pad(Math.floor(totalSeconds / 60) % 60)}`;
+  if (digits >= 0) time += `:${pad(totalSeconds % 60)}`;
+  if (digits > 0) time += `.${pad(micros, 6).padEnd(9, '0').slice(0, digits)}`;
+  const sign = offsetMinutes < 0 ? '-' : options.escapePlus === false ? '+' : '%2B';
+  const size = Math.abs(offsetMinutes);
+  const zone =
+    offsetMinutes === 0 && options.zulu !== false
+      ? 'Z'
+      : `${sign}${pad(Math.floor(size / 60))}:${pad(size % 60)}`;
+  return `${pad(year, 4)}-${pad(month)}-${pad(day)}T${time}${zone}`;
+}
+
+/**
+ * What the contract says of one query string on a v2 list: valid (with the page it must
+ * answer), or invalid with every parameter that makes it so (the message must name one).
+ * `issued` holds every cursor the service answered so far, with what it was answered for.
+ */
+export function judgeListQuery(
+  query: string,
+  rules: ListRules,
+  issued: ReadonlyMap<string, IssuedCursor>,
+): ListVerdict {
+  const pairs = decodeQuery(query);
+  const bad = new Set<string>();
+  const values = new Map<string, string>();
+  for (const [name] of pairs) if (!rules.parameters.includes(name)) bad.add(name);
+  for (const name of rules.parameters) {
+    const given = pairs.filter(([n]) => n === name).map(([, value]) => value);
+    // Given twice (even with the same value) or empty: 400 naming it.
+    if (given.length > 1 || given[0] === '') bad.add(name);
+    else if (given.length === 1) values.set(name, given[0]);
+  }
+  const check = (name: string, ok: (value: string) => boolean) => {
+    const value = values.get(name);
+    if (value !== undefined && !bad.has(name) && !ok(value)) bad.add(name);
+  };
+  // limit: decimal digits without a leading zero (or sign), 1 to 1000.
+  check('limit', (v) => /^[1-9][0-9]*$/.test(v) && BigInt(v) <= 1000n);
+  check('order', (v) => v === 'asc' || v === 'desc');
+  // status: known statuses, comma-separated, each at most once, no empty item.
+  check('status', (v) => {
+    const items = v.split(',');
+    return (
+      items.every((item) => (ORDER_STATUSES as readonly string[]).includes(item)) &&
+      new Set(items).size === items.length
+    );
+  });
+  check('petId', isContractId);
+  check('shipDateFrom', (v) => parseListDateTime(v) !== undefined);
+  check('shipDateTo', (v) => parseListDateTime(v) !== undefined);
+  const from = bad.has('shipDateFrom') ? undefined : values.get('shipDateFrom');
+  const to = bad.has('shipDateTo') ? undefined : values.get('shipDateTo');
+  if (from !== undefined && to !== undefined) {
+    // From must be earlier than to: an empty or reversed range names both.
+    if (parseListDateTime(from)! >= parseListDateTime(to)!) {
+      bad.add('shipDateFrom');
+      bad.add('shipDateTo');
+    }
+  }
+
+  const cursor = bad.has('cursor') ? undefined : values.get('cursor');
+  const source = cursor === undefined ? undefined : issued.get(cursor);
+  // Not issued by the service (forged, altered, cut), or issued by the other list.
+  if (cursor !== undefined && source?.binding.list !== rules.list) bad.add('cursor');
+  if (bad.size > 0) return { valid: false, bad: [...bad] };
+
+  const statuses = values.get('status')?.split(',');
+  const binding: ListBinding = {
+    list: rules.list,
+    order: values.get('order') === 'desc' ? 'desc' : 'asc',
+    ...(statuses && { statuses: ORDER_STATUSES.filter((s) => statuses.includes(s)) }),
+    ...(values.has('petId') && { petId: values.get('petId') }),
+    ...(from !== undefined && { from: parseListDateTime(from) }),
+    ...(to !== undefined && { to: parseListDateTime(to) }),
+  };
+  // Issued for other filters or another order.
+  if (source !== undefined && !sameBinding(source.binding, binding)) {
+    return { valid: false, bad: ['cursor'] };
+  }
+  const limit = values.get('limit');
+  return {
+    valid: true,
+    limit: limit === undefined ? 100 : Number(limit),
+    binding,
+    ...(source && { after: source.lastId }),
+  };
+}
+
+/**
+ * The parameter an error message is about: of `candidates`, the one it names first (as a
+ * word, or quoted as JSON, or, for a long name, by its quoted beginning). A message may go on
+ * to list other names ("accepted: limit, cursor, …"); what it names first is its subject.
+ */
+export function subjectOf(message: string, candidates: readonly string[]): string | undefined {
+  let subject: string | undefined;
+  let at = Infinity;
+  for (const name of new Set(candidates)) {
+    const forms = [JSON.stringify(name)];
+    if (name.length > 40) forms.push(JSON.stringify([...name].slice(0, 16).join('')).slice(0, -1));
+    let index = Math.min(...forms.map((form) => message.indexOf(form)).filter((i) => i >= 0));
+    if (name !== '') {
+      const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      const word = new RegExp(`(?<![\\p{L}\\p{N}_])${escaped}(?![\\p{L}\\p{N}_])`, 'u').exec(
+        message,
+      );
+      if (word) index = Math.min(index, word.index);
+    }
+    // The earliest mention; at the same place, the longer name (shipDateFrom, not shipDate).
+    if (index < at || (index === at && subject !== undefined && name.length > subject.length)) {
+      subject = name;
+      at = index;
+    }
+  }
+  return subject;
+}
+
+/** The fixture the list queries are built around: real pets and real ship dates. */
+export interface ListQueryContext {
+  /** Pets with orders (and one without). */
+  petIds: readonly string[];
+  /** Ship dates of the fixture's orders, in microseconds, so ranges fall on their edges. */
+  instants: readonly bigint[];
+}
+
+/**
+ * A cursor in a generated query. Only the service can issue one, so the case says where it
+ * comes from and how it is then mangled; the test asks the service for it before sending:
+ * - same: a page of the query's own filters (as written);
+ * - rewritten: the same filters written otherwise (statuses reordered, another offset, an
+ *   explicit default order), which the cursor must still fit;
+ * - other-order: the query's own filters in the other order;
+ * - other-filter: the query's own filters with one changed (another pet, a microsecond, …);
+ * - other: a page of other filters (`issuer`), which mostly it must not fit;
+ * - other-list: a page of the other list;
+ * - forged: text the service never issued.
+ */
+export interface CursorCase {
+  source: 'same' | 'rewritten' | 'other-order' | 'other-filter' | 'other' | 'other-list' | 'forged';
+  /** The limit of the page that issues it: how deep it points. */
+  depth: number;
+  /** The other filters' query, for `other`. */
+  issuer: string;
+  forged: string;
+  alteration:
+    | 'none'
+    | 'percent-encoded'
+    | 'cut'
+    | 'changed'
+    | 'appended'
+    | 'padded'
+    | 'case-swapped'
+    | 'base64';
+  at: number;
+}
+
+/** One `&`-separated piece of a generated query, or a cursor to fetch and place there. */
+export type QueryPart = { text: string } | { cursorName: string; cursor: CursorCase };
+
+const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/** A cursor the service issued, as the case writes it (most alterations make it another string). */
+export function alterCursor(cursor: string, c: CursorCase): string {
+  const i = c.at % cursor.length;
+  const char = cursor[i];
+  switch (c.alteration) {
+    case 'none':
+      return cursor;
+    case 'percent-encoded':
+      // The same cursor once decoded.
+      return `${cursor.slice(0, i)}%${char.charCodeAt(0).toString(16).toUpperCase()}${cursor.slice(i + 1)}`;
+    case 'cut':
+      return cursor.slice(0, i);
+    case 'changed': {
+      const other = BASE64URL[(BASE64URL.indexOf(char) + 1 + (c.at % 63)) % 64];
+      return `${cursor.slice(0, i)}${other}${cursor.slice(i + 1)}`;
+    }
+    case 'appended':
+      return `${cursor}${BASE64URL[c.at % 64]}`;
+    case 'padded':
+      return `${cursor}%3D`;
+    case 'case-swapped': {
+      const swapped = char === char.toUpperCase() ? char.toLowerCase() : char.toUpperCase();
+      return `${cursor.slice(0, i)}${swapped}${cursor.slice(i + 1)}`;
+    }
+    case 'base64':
+      // Standard base64 instead of base64url (the + escaped, as a client would).
+      return cursor.replaceAll('-', '%2B').replaceAll('_', '/');
+  }
+}
+
+/** Text sent as it is (no `&`, `#`, white space or controls, which change what is sent). */
+const rawQueryText = (maxLength: number): fc.Arbitrary<string> =>
+  fc
+    .string({
+      unit: fc.oneof(
+        { weight: 6, arbitrary: fc.constantFrom(..."abcxyzAZ019-._~!$'()*,;:@/?=+%") },
+        { weight: 2, arbitrary: fc.constantFrom('%zz', '%', '%E0%A4%A', '%C0%AF', '%ED%A0%80') },
+        { weight: 2, arbitrary: fc.constantFrom('%F0%9F%98', '%00', '%FF', '%2B', '%20', '%26') },
+        { weight: 1, arbitrary: fc.constantFrom('é', '😀', '\u200b', '\ufeff', '１', '٣') },
+      ),
+      maxLength,
+    })
+    .map((s) => s.replaceAll('&', ''));
+
+/** Any text, percent-encoded (lone surrogates, which have no UTF-8 form, made well-formed). */
+const encodedText = (maxLength: number): fc.Arbitrary<string> =>
+  fc
+    .oneof(
+      fc.string({ maxLength }),
+      fc.string({ unit: 'binary', maxLength }),
+      fc.string({ unit: 'grapheme', maxLength: Math.ceil(maxLength / 2) }),
+    )
+    .map((s) => encodeURIComponent(s.toWellFormed()));
+
+/** A parameter name as written: as it is, or with a character percent-encoded (the same name). */
+const validName = (name: string): fc.Arbitrary<string> =>
+  fc.oneof(
+    { weight: 8, arbitrary: fc.constant(name) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .nat({ max: name.length - 1 })
+        .map(
+          (i) =>
+            `${name.slice(0, i)}%${name.charCodeAt(i).toString(16).toUpperCase()}${name.slice(i + 1)}`,
+        ),
+    },
+  );
+
+/** A near-miss of a parameter name: another case, a suffix or a prefix make it another name. */
+const nearMissName = (name: string): fc.Arbitrary<string> =>
+  fc.oneof(
+    fc.mixedCase(fc.constant(name)),
+    fc
+      .constantFrom('s', '[]', '%5B%5D', '%20', '+', '.', '_', '%00', '[0]', '%E2%80%8B')
+      .map((suffix) => name + suffix),
+    fc.constantFrom('%20', '+', '_', '$', '%EF%BB%BF').map((prefix) => prefix + name),
+  );
+
+/** What a parameter's values are made of: valid ones, and the near-misses of docs/api.md. */
+interface ParameterValues {
+  valid: fc.Arbitrary<string>;
+  nearMiss: fc.Arbitrary<string>;
+}
+
+/** limit: mostly small (so that pages are cut), its edges, leading zeros, signs, spaces. */
+const LIMIT_VALUES: ParameterValues = {
+  valid: fc.oneof(
+    { weight: 6, arbitrary: fc.integer({ min: 1, max: 8 }).map(String) },
+    { weight: 2, arbitrary: fc.integer({ min: 1, max: 1000 }).map(String) },
+    { weight: 2, arbitrary: fc.constantFrom('1', '1000', '999', '%31', '1%30') },
+  ),
+  nearMiss: fc.oneof(
+    // Just outside the range, most of all.
+    { weight: 3, arbitrary: fc.constantFrom('0', '1001') },
+    {
+      // Leading zeros, signs, white space (a raw + is a space), nothing.
+      weight: 3,
+      arbitrary: fc.constantFrom(
+        ...['01', '001', '0100', '01000', '-1', '-0', '%2B1', '+1', '1+', '%205', '5%20'],
+        ...['%095', ''],
+      ),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        ...['10000', '1.0', '1.5', '1e2', '1E3', '0x10', 'ten', '%EF%BC%91', '%D9%A3', '1,2'],
+        ...['99999999999999999999', 'Infinity', 'NaN', '5%00', '2%2C'],
+      ),
+    },
+  ),
+};
+
+const ORDER_VALUES: ParameterValues = {
+  valid: fc.constantFrom('asc', 'desc', 'asc', 'desc', 'a%73c', 'DESC'.toLowerCase()),
+  nearMiss: fc.constantFrom(
+    ...['ASC', 'Desc', 'ascending', 'descending', 'random', '', 'asc%20', '%20asc', 'asc+'],
+    ...['asc,desc', '1', '-1', 'up', 'desc%00', '%EF%BD%81sc'],
+  ),
+};
+
+/** status: distinct known statuses in any order. */
+const validStatuses = fc.shuffledSubarray([...ORDER_STATUSES], { minLength: 1 });
+
+/** A status list with one thing wrong (or, by chance, nothing: the oracle says). */
+const STATUS_MUTATIONS: ReadonlyArray<(items: string[], at: number) => string[]> = [
+  // A status twice.
+  (items, at) => [...items, items[at % items.length]],
+  // An empty item: leading, trailing or doubled comma.
+  (items, at) => {
+    const copy = [...items];
+    copy.splice(at % (items.length + 1), 0, '');
+    return copy;
+  },
+  // Another case, another spelling, an unknown name, white space.
+  (items, at) =>
+    items.map((item, i) =>
+      i === at % items.length
+        ? ['Pending', 'SHIPPED', 'Cancelled', 'canceled', 'done', 'complete', 'placed'][at % 7]
+        : item,
+    ),
+  (items, at) =>
+    items.map((item, i) =>
+      i === at % items.length ? ['%20', '+', '%00', '%09'][at % 4] + item : item,
+    ),
+  (items, at) =>
+    items.map((item, i) =>
+      i === at % items.length ? item + ['%20', '+', '%2C', '%E2%80%8B'][at % 4] : item,
+    ),
+];
+
+const STATUS_VALUES: ParameterValues = {
+  valid: fc
+    .tuple(validStatuses, fc.boolean())
+    .map(([items, escaped]) => items.join(escaped ? '%2C' : ',')),
+  nearMiss: fc
+    .tuple(validStatuses, fc.nat({ max: STATUS_MUTATIONS.length - 1 }), fc.nat())
+    .map(([items, mutation, at]) => STATUS_MUTATIONS[mutation](items, at).join(',')),
+};
+
+/** petId: real pets (and ids naming none); path-id near-misses, any integer. */
+const petIdValues = (context: ListQueryContext): ParameterValues => ({
+  valid: fc.oneof(
+    { weight: 8, arbitrary: fc.constantFrom(...context.petIds) },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom('987654321', '9223372036854775807', '9007199254740993', '1'),
+    },
+    // '%3' + '7' is '%37', the digit 7 percent-encoded: the same id.
+    { weight: 1, arbitrary: fc.constantFrom(...context.petIds).map((id) => `%3${id}`) },
+  ),
+  nearMiss: fc.oneof(
+    fc
+      .tuple(
+        fc.constantFrom(...context.petIds),
+        fc.constantFrom(
+          ...[
+            ['-', ''],
+            ['+', ''],
+            ['%2B', ''],
+            ['0', ''],
+            ['%20', ''],
+            ['', '%20'],
+          ],
+          ...[
+            ['', '.0'],
+            ['', 'e0'],
+            ['', ',1'],
+            ['00', ''],
+          ],
+        ),
+      )
+      .map(([id, [before, after]]) => `${before}${id}${after}`),
+    // The edges of the path-id range.
+    fc.constantFrom('0', '-1', '9223372036854775808', '-9223372036854775808'),
+    fc.constantFrom(...['99999999999999999999', 'abc', '', '0x1F', '%EF%BC%91', '1_000', 'null']),
+    fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String),
+  ),
+});
+
+const OFFSETS = [0, 0, 0, 60, -60, 330, -210, 14 * 60, -12 * 60, 23 * 60 + 59, -(23 * 60 + 59)];
+
+/** An instant near the fixture's ship dates: one of them, a microsecond or more away. */
+const nearInstant = (context: ListQueryContext): fc.Arbitrary<bigint> =>
+  fc
+    .tuple(
+      fc.constantFrom(...context.instants),
+      fc.constantFrom(0n, 0n, 0n, 1n, -1n, 1000n, -1000n, 3_600_000_000n, -86_400_000_000n),
+    )
+    .map(([instant, delta]) => instant + delta);
+
+/** Any instant of the years 0001 to 9999 (microseconds). */
+const anyInstant = fc.bigInt({ min: FIRST_LIST_INSTANT, max: END_LIST_INSTANT - 1n });
+
+/**
+ * An instant written at some offset, to the minute, the second or up to six fractional digits
+ * (at the edges of the years, the local time may leave the four-digit years: the oracle says).
+ */
+const writtenInstant = (instant: fc.Arbitrary<bigint>): fc.Arbitrary<string> =>
+  fc
+    .tuple(instant, fc.constantFrom(...OFFSETS), fc.integer({ min: -1, max: 6 }), fc.boolean())
+    .map(([at, offset, digits, zulu]) => writeDateTime(at, offset, digits, { zulu }));
+
+/** A ship date: valid ones around the fixture and anywhere; the near-misses of the docs. */
+const shipDateValues = (context: ListQueryContext): ParameterValues => ({
+  valid: fc.oneof(
+    { weight: 3, arbitrary: writtenInstant(nearInstant(context)) },
+    { weight: 1, arbitrary: writtenInstant(anyInstant) },
+  ),
+  nearMiss: fc.oneof(
+    {
+      // Too many fractional digits.
+      weight: 2,
+      arbitrary: fc
+        .tuple(nearInstant(context), fc.constantFrom(...OFFSETS), fc.integer({ min: 7, max: 9 }))
+        .map(([at, offset, digits]) => writeDateTime(at, offset, digits)),
+    },
+    {
+      // The + of an offset left unescaped: a space once decoded.
+      weight: 1,
+      arbitrary: fc
+        .tuple(nearInstant(context), fc.constantFrom(60, 330, 14 * 60))
+        .map(([at, offset]) => writeDateTime(at, offset, 3, { escapePlus: false })),
+    },
+    {
+      weight: 5,
+      arbitrary: fc.constantFrom(
+        // The edges of the years 0001 to 9999, in UTC and as written.
+        ...['0001-01-01T00:00:00Z', '0001-01-01T00:00Z', '9999-12-31T23:59:59.999999Z'],
+        ...['0000-12-31T23:59:59.999999Z', '10000-01-01T00:00:00Z', '0000-01-01T00:00:00Z'],
+        ...[
+          '0001-01-01T00:30:00%2B01:00',
+          '0000-12-31T23:30:00-01:00',
+          '9999-12-31T23:30:00-01:00',
+        ],
+        ...['10000-01-01T00:30:00%2B01:00', '9999-12-31T23:59:59-00:01', '+002026-03-01T00:00:00Z'],
+        // Not ISO 8601 date-times with an offset, or not real dates and times.
+        ...['2026-03-01T00:00:00', '2026-03-01', '2026-03-01T00Z', '2026-03-01t00:00:00z'],
+        ...['2026-03-01T00:00:00z', '2026-03-01 00:00:00Z', '2026-03-01%2000:00:00Z'],
+        ...[
+          '2026-03-01T00:00:00%2B0100',
+          '2026-03-01T00:00:00%2B01',
+          '2026-03-01T00:00:00%2B24:00',
+        ],
+        ...['2026-03-01T00:00:00-00:60', '2026-03-01T24:00:00Z', '2026-03-01T23:60:00Z'],
+        ...[
+          '2026-03-01T23:59:60Z',
+          '2026-02-29T00:00:00Z',
+          '2024-02-29T00:00:00Z',
+          '2000-02-29T12:00Z',
+        ],
+        ...[
+          '1900-02-29T00:00:00Z',
+          '2026-04-31T00:00:00Z',
+          '2026-00-10T00:00:00Z',
+          '2026-13-01T00:00Z',
+        ],
+        ...['2026-03-01T00:00:00.Z', '2026-03-01T00:00.5Z', '2026-03-01T00:00:00,5Z', 'now', ''],
+        ...['2026-03-01T00:00:00%EF%BC%BA', '２０２６-03-01T00:00:00Z', '1772323200', '-1'],
+      ),
+    },
+    { weight: 1, arbitrary: encodedText(30) },
+  ),
+});
+
+/** Valid parameters only, for the query that issues an `other` cursor. */
+const otherFilters = (rules: ListRules, context: ListQueryContext): fc.Arbitrary<string> =>
+  rules.list === 'categories'
+    ? fc.constantFrom('', 'order=asc', 'order=desc')
+    : fc
+        .tuple(
+          fc.option(fc.shuffledSubarray([...ORDER_STATUSES], { minLength: 1 }), { nil: undefined }),
+          fc.option(fc.constantFrom(...context.petIds), { nil: undefined }),
+          fc.option(fc.constantFrom(...context.instants), { nil: undefined }),
+          fc.constantFrom(undefined, 'asc', 'desc'),
+        )
+        .map(([statuses, petId, from, order]) =>
+          [
+            statuses && `status=${statuses.join(',')}`,
+            petId && `petId=${petId}`,
+            from !== undefined && `shipDateFrom=${writeDateTime(from, 0, 6)}`,
+            order && `order=${order}`,
+          ]
+            .filter((p): p is string => typeof p === 'string')
+            .join('&'),
+        );
+
+const cursorCase = (
+  rules: ListRules,
+  context: ListQueryContext,
+  sources: ReadonlyArray<CursorCase['source']>,
+  alterations: ReadonlyArray<CursorCase['alteration']>,
+): fc.Arbitrary<CursorCase> =>
+  fc.record({
+    source: fc.constantFrom(...sources),
+    depth: fc.integer({ min: 1, max: 5 }),
+    issuer: otherFilters(rules, context),
+    forged: fc.oneof(
+      fc.stringMatching(/^[A-Za-z0-9_-]{32}$/),
+      fc.constantFrom('A'.repeat(32), `${'A'.repeat(31)}%3D`, '_'.repeat(32), 'null', '0', 'x'),
+      fc.integer({ min: 33, max: 3000 }).map((n) => 'A'.repeat(n)),
+      encodedText(40),
+    ),
+    alteration: fc.constantFrom(...alterations),
+    at: fc.nat(),
+  });
+
+/** A cursor that fits its query (unless its own filters do not: the oracle says). */
+const validCursor = (rules: ListRules, context: ListQueryContext): fc.Arbitrary<CursorCase> =>
+  cursorCase(rules, context, ['same', 'same', 'rewritten'], ['none', 'none', 'percent-encoded']);
+
+/**
+ * A cursor that does not fit: a real one of another order, other filters or the other list;
+ * the query's own, altered; or forged.
+ */
+const nearMissCursor = (rules: ListRules, context: ListQueryContext): fc.Arbitrary<CursorCase> =>
+  fc.oneof(
+    {
+      weight: 3,
+      arbitrary: cursorCase(
+        rules,
+        context,
+        rules.list === 'orders'
+          ? ['other-order', 'other-filter', 'other-filter', 'other', 'other-list']
+          : ['other-order', 'other', 'other-list'],
+        ['none'],
+      ),
+    },
+    {
+      weight: 3,
+      arbitrary: cursorCase(
+        rules,
+        context,
+        ['same', 'rewritten'],
+        ['cut', 'changed', 'appended', 'padded', 'case-swapped', 'base64'],
+      ),
+    },
+    { weight: 1, arbitrary: cursorCase(rules, context, ['forged'], ['none']) },
+  );
+
+function parameterValues(name: string, context: ListQueryContext): ParameterValues {
+  switch (name) {
+    case 'limit':
+      return LIMIT_VALUES;
+    case 'order':
+      return ORDER_VALUES;
+    case 'status':
+      return STATUS_VALUES;
+    case 'petId':
+      return petIdValues(context);
+    default:
+      return shipDateValues(context);
+  }
+}
+
+/**
+ * A parameter of the list: `valid`, a valid value under its name (as it is or
+ * percent-encoded); `near-miss`, a near-miss of its value or of its name.
+ */
+function knownParameter(
+  rules: ListRules,
+  context: ListQueryContext,
+  name: string,
+  quality: 'valid' | 'near-miss',
+): fc.Arbitrary<QueryPart> {
+  const valid = quality === 'valid';
+  if (name === 'cursor') {
+    return fc
+      .tuple(
+        valid ? validName(name) : fc.oneof(validName(name), nearMissName(name)),
+        valid ? validCursor(rules, context) : nearMissCursor(rules, context),
+      )
+      .map(([cursorName, cursor]) => ({ cursorName, cursor }));
+  }
+  const values = parameterValues(name, context);
+  const written = valid
+    ? fc.tuple(validName(name), values.valid)
+    : fc.oneof(
+        { weight: 3, arbitrary: fc.tuple(validName(name), values.nearMiss) },
+        { weight: 1, arbitrary: fc.tuple(nearMissName(name), values.valid) },
+      );
+  return written.map(([n, v]) => ({ text: `${n}=${v}` }));
+}
+
+/**
+ * shipDateFrom and shipDateTo together: `to` a little after `from` (valid), at the same instant
+ * written otherwise, or before it (400 naming them).
+ */
+const shipDateRange = (context: ListQueryContext): fc.Arbitrary<QueryPart[]> =>
+  fc
+    .tuple(
+      fc.oneof(
+        { weight: 3, arbitrary: nearInstant(context) },
+        { weight: 1, arbitrary: anyInstant },
+      ),
+      fc.oneof(
+        { weight: 8, arbitrary: fc.bigInt({ min: 1n, max: 40n * 3_600_000_000n }) },
+        { weight: 2, arbitrary: fc.constantFrom(1n, 1000n, 0n, -1n) },
+        { weight: 1, arbitrary: fc.bigInt({ min: -(10n ** 15n), max: 0n }) },
+      ),
+      fc.constantFrom(...OFFSETS),
+      fc.constantFrom(...OFFSETS),
+    )
+    .map(([from, span, fromOffset, toOffset]) => [
+      { text: `shipDateFrom=${writeDateTime(from, fromOffset, 6)}` },
+      { text: `shipDateTo=${writeDateTime(from + span, toOffset, 6)}` },
+    ]);
+
+/** Names that are not parameters of `rules`' list: near-misses, the other list's, JavaScript's. */
+const unknownName = (rules: ListRules): fc.Arbitrary<string> =>
+  fc.oneof(
+    {
+      weight: 4,
+      arbitrary: fc.constantFrom(
+        ...['Limit', 'LIMIT', 'limits', 'offset', 'page', 'per_page', 'size', 'sort', 'orderBy'],
+        ...['cursor%5B%5D', 'status%5B%5D', 'petid', 'pet_id', 'PetId', 'shipDate', 'shipdatefrom'],
+        ...[
+          'ShipDateFrom',
+          'shipDateFrom%20',
+          'from',
+          'to',
+          'since',
+          'id',
+          'quantity',
+          'webhookId',
+        ],
+        ...['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf'],
+        ...['__proto__%5Bpolluted%5D', 'q', 'filter', 'callback', '_', '', '%20', '?limit'],
+        ...LIST_ORDERS_V2.parameters.filter((name) => !rules.parameters.includes(name)),
+      ),
+    },
+    { weight: 1, arbitrary: encodedText(12).filter((name) => name !== '') },
+  );
+
+/**
+ * Junk: unknown names with any value, percent escapes good and bad, empty pieces (`&&`), bare
+ * names, a very long name or value.
+ */
+const junkPart = (rules: ListRules): fc.Arbitrary<QueryPart> =>
+  fc
+    .oneof(
+      {
+        weight: 4,
+        arbitrary: fc
+          .tuple(unknownName(rules), fc.oneof(rawQueryText(12), encodedText(12)))
+          .map(([name, value]) => `${name}=${value}`),
+      },
+      { weight: 2, arbitrary: rawQueryText(20) },
+      { weight: 1, arbitrary: fc.constantFrom('', '=', '==', '=1', 'a=b=c', '%26=%3D', '?') },
+      {
+        weight: 1,
+        arbitrary: fc
+          .tuple(
+            fc.constantFrom(...rules.parameters, 'x'),
+            fc.integer({ min: 500, max: 4000 }),
+            fc.constantFrom('1', 'a', '%C3%A9', 'pending,'),
+          )
+          .map(([name, n, unit]) => `${name}=${unit.repeat(Math.ceil(n / unit.length))}`),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.integer({ min: 100, max: 3000 }).map((n) => `${'n'.repeat(n)}=1`),
+      },
+    )
+    .map((text) => ({ text }));
+
+/**
+ * Query strings of one v2 list built from its real parameter names, in any order:
+ * - valid: distinct parameters with valid values (written in any valid way);
+ * - near-miss: the same, one parameter with a near-miss value or name (or a bad cursor);
+ * - extra: the same plus a parameter given twice, an unknown name or junk;
+ * - wild: any mix of parameters, near-misses, repeats and junk.
+ */
+export function listQueryCase(
+  rules: ListRules,
+  context: ListQueryContext,
+): fc.Arbitrary<QueryPart[]> {
+  const dates = ['shipDateFrom', 'shipDateTo'];
+  /** Valid parameters, any of them but `left`. */
+  const validParts = (left?: string): fc.Arbitrary<QueryPart[]> => {
+    const single = rules.parameters.filter((n) => !dates.includes(n) && n !== left);
+    const kept = dates.filter((n) => rules.parameters.includes(n) && n !== left);
+    const range: Array<fc.Arbitrary<QueryPart[]>> = [fc.constant([])];
+    if (kept.length === 2) range.push(shipDateRange(context));
+    for (const name of kept)
+      range.push(knownParameter(rules, context, name, 'valid').map((p) => [p]));
+    return fc
+      .tuple(fc.shuffledSubarray(single), fc.oneof(...range))
+      .chain(([names, dated]) =>
+        fc
+          .tuple(...names.map((name) => knownParameter(rules, context, name, 'valid')))
+          .map((parts) => [...parts, ...dated]),
+      );
+  };
+  // The cursor most often: it goes wrong in the most ways.
+  const nearMiss = fc
+    .constantFrom(...rules.parameters, 'cursor', 'cursor')
+    .chain((name) =>
+      fc
+        .tuple(validParts(name), knownParameter(rules, context, name, 'near-miss'))
+        .map(([parts, bad]) => [...parts, bad]),
+    );
+  const extra = fc
+    .tuple(
+      validParts(),
+      fc.oneof(
+        { weight: 2, arbitrary: junkPart(rules) },
+        { weight: 1, arbitrary: unknownName(rules).map((name) => ({ text: `${name}=1` })) },
+      ),
+      fc.boolean(),
+    )
+    .map(([parts, more, repeat]) =>
+      // One of the parameters given again (the same part), or one more part.
+      repeat && parts.length > 0 ? [...parts, parts[parts.length - 1]] : [...parts, more],
+    );
+  const anyKnown = fc
+    .constantFrom(...rules.parameters)
+    .chain((name) =>
+      fc.oneof(
+        knownParameter(rules, context, name, 'valid'),
+        knownParameter(rules, context, name, 'near-miss'),
+      ),
+    );
+  const wild = fc.array(fc.oneof(anyKnown, junkPart(rules)), { maxLength: 8 });
+  return fc
+    .oneof(
+      { weight: 5, arbitrary: validParts() },
+      { weight: 6, arbitrary: nearMiss },
+      { weight: 2, arbitrary: extra },
+      { weight: 2, arbitrary: wild },
+    )
+    .chain((parts) => fc.shuffledSubarray(parts, { minLength: parts.length }));
 }
