@@ -309,6 +309,73 @@ describe('Swagger UI at /docs in Chromium (e2e)', () => {
     ]);
   });
 
+  describe('the v2 (beta) document, as /docs opens', () => {
+    // A fresh page: switching documents in the top bar carries each operation's expanded and
+    // try-out state, and its last response, over from v1.
+    beforeAll(async () => {
+      await page.goto(`${origin}/docs`, { waitUntil: 'load' });
+      await operation('listWebhooks').waitFor();
+    });
+
+    it('still holds the API key given before (persistAuthorization): Authorize shows it locked', async () => {
+      await expect(page.locator('.scheme-container button.authorize.locked').count()).resolves.toBe(
+        1,
+      );
+    });
+
+    it('runs v2 listOrders through "Try it out" with filters: 200, the matching page, sent to /v2', async () => {
+      // Swagger UI fills each filter with its documented example; a reader sets their own.
+      const petId = orders[0].petId;
+      const { code, body } = await tryItOut('listOrders', async (block) => {
+        const field = (name: string) => block.locator(`tr[data-param-name="${name}"] input`);
+        await field('status').fill('pending,shipped');
+        await field('petId').fill(String(petId));
+        await field('shipDateFrom').fill('');
+        await field('shipDateTo').fill('');
+      });
+      expect(code).toBe('200');
+      const shown = body as { data: Array<Record<string, unknown>>; nextCursor: unknown };
+      expect(Object.keys(shown).sort()).toEqual(['data', 'nextCursor']);
+      expect(shown.nextCursor).toBeNull();
+      expect(shown.data.map(({ id, status }) => ({ id, status }))).toEqual(
+        orders
+          .filter((order) => order.status !== 'cancelled')
+          .map(({ id, status }) => ({ id, status })),
+      );
+      const sent = requests
+        .filter((request) => request.url.startsWith(`${origin}/v2/store/orders`))
+        .map(({ method, url, authorization }) => {
+          const { pathname, searchParams } = new URL(url);
+          return { method, pathname, query: Object.fromEntries(searchParams), authorization };
+        });
+      expect(sent).toEqual([
+        {
+          method: 'GET',
+          pathname: '/v2/store/orders',
+          query: { limit: '100', order: 'asc', status: 'pending,shipped', petId: String(petId) },
+          authorization: t!.auth,
+        },
+      ]);
+    });
+
+    it('runs v2 createCategory through "Try it out": 201, stored, sent to /v2', async () => {
+      const name = `swagger-ui-v2-${randomBytes(4).toString('hex')}`;
+      const { code, body } = await tryItOut('createCategory', async (block) => {
+        await block.locator('textarea.body-param__text').fill(JSON.stringify({ name }));
+      });
+      expect(code).toBe('201');
+      expect(body).toEqual({ id: expect.any(Number), name });
+      await expect(categoryRow(t!.db, (body as { id: number }).id)).resolves.toEqual({
+        name,
+        description: null,
+      });
+      const sent = requests.filter((request) => request.url === `${origin}/v2/categories`);
+      expect(sent).toEqual([
+        { method: 'POST', url: `${origin}/v2/categories`, authorization: t!.auth },
+      ]);
+    });
+  });
+
   it('saves a full-page screenshot of the executed operations', async () => {
     mkdirSync(resolve('test-output'), { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
