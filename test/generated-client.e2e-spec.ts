@@ -1,5 +1,4 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import createClient, { type Client } from 'openapi-fetch';
 import openapiTS, { astToString, COMMENT_HEADER } from 'openapi-typescript';
@@ -10,7 +9,7 @@ import type {
   paths as pathsV2,
 } from './generated/petstore-api-v2.js';
 import { insertOrder, insertPet } from './support/factories.js';
-import { createTestApp, type TestApp } from './support/test-app.js';
+import { createTestApp, listeningOrigin, type TestApp } from './support/test-app.js';
 
 /*
  * Clients generated from the service's own documents, /docs-json (v1) and /openapi/v2.json:
@@ -68,9 +67,7 @@ beforeAll(async () => {
     if (WRITE) await writeFile(typesFile(file), generated[version]);
   }
   petId = await insertPet(t.db, { name: 'Generated' });
-  const server = t.app.getHttpServer();
-  if (!server.listening) await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  origin = await listeningOrigin(t);
 }, 60_000);
 afterAll(() => t.close());
 

@@ -5,7 +5,7 @@ import { DrainState } from '../src/lifecycle/drain-state.js';
 import { MetricsService } from '../src/metrics/metrics.service.js';
 import { insertPet } from './support/factories.js';
 import { expectErrorResponse } from './support/http-assertions.js';
-import { createTestApp, type TestApp } from './support/test-app.js';
+import { createTestApp, listeningOrigin, type TestApp } from './support/test-app.js';
 
 /** The value of one sample in Prometheus text, 0 when the series does not exist yet. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number {
@@ -63,9 +63,7 @@ describe('Prometheus metrics on METRICS_PORT (e2e)', () => {
         unauthenticatedPerMinute: 0,
       },
     });
-    const server = t.app.getHttpServer();
-    if (!server.listening) await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    baseUrl = await listeningOrigin(t);
     metricsUrl = `http://127.0.0.1:${t.app.get(MetricsService).address()!.port}/metrics`;
   });
   afterAll(() => t.close());

@@ -1,10 +1,9 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../src/config/app-config.js';
 import { insertPet } from './support/factories.js';
-import { createTestApp, type TestApp } from './support/test-app.js';
+import { createTestApp, listeningOrigin, type TestApp } from './support/test-app.js';
 
 /**
  * listOrders as PostgreSQL rendered it before the service did (json_build_object, to_char): the
@@ -76,9 +75,7 @@ describe('GET /v1/store/orders streaming (e2e)', () => {
     t = await createTestApp();
     petId = await insertPet(t.db, { name: 'Streamer' });
     await insertOrders(t.db, petId, 60_000);
-    const server = t.app.getHttpServer();
-    if (!server.listening) await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    baseUrl = await listeningOrigin(t);
   }, 60_000);
   afterAll(() => t.close());
 
@@ -173,9 +170,7 @@ describe('GET /v1/store/orders: limits (e2e)', () => {
     t = await createTestApp({ db });
     // More than the sockets' buffers hold, so a client that stops reading stalls the stream.
     await insertOrders(t.db, await insertPet(t.db, { name: 'Limits' }), 200_000);
-    const server = t.app.getHttpServer();
-    if (!server.listening) await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    baseUrl = await listeningOrigin(t);
   }, 60_000);
   afterAll(() => t.close());
 
@@ -308,9 +303,7 @@ describe('GET /v1/store/orders: the answer deadline spares the COPY (e2e)', () =
     t = await createTestApp({ db });
     // More than the sockets' buffers hold, so a client that stops reading stalls the COPY.
     await insertOrders(t.db, await insertPet(t.db, { name: 'Slow reader' }), count);
-    const server = t.app.getHttpServer();
-    if (!server.listening) await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    baseUrl = await listeningOrigin(t);
   }, 60_000);
   afterAll(() => t.close());
 

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { launchChromium } from './support/browser.js';
 import { categoryRow, insertOrder, insertPet } from './support/factories.js';
-import { createTestApp, type TestApp } from './support/test-app.js';
+import { createTestApp, listeningOrigin, type TestApp } from './support/test-app.js';
 
 /** The operations table of the contract (section 3): operationId → method and relative path. */
 const CONTRACT_OPERATIONS: Record<string, [method: string, path: string]> = {
@@ -89,10 +88,8 @@ describe('Swagger UI at /docs in Chromium (e2e)', () => {
         status,
       });
     }
-    const server = t.app.getHttpServer();
-    if (!server.listening) await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-    port = (server.address() as AddressInfo).port;
-    origin = `http://127.0.0.1:${port}`;
+    origin = await listeningOrigin(t);
+    port = Number(new URL(origin).port);
 
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     context.on('request', (request) => {

@@ -1,6 +1,7 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import request from 'supertest';
 import { AppModule, type RuntimeConfig } from '../../src/app.module.js';
@@ -61,6 +62,16 @@ export async function startAppInstance(
   });
   await configureApp(app, config);
   return { app, http: request(app.getHttpServer()), config, close: () => app.close() };
+}
+
+/**
+ * The instance's origin (`http://127.0.0.1:<port>`), its HTTP server listening on a free loopback
+ * port first if it is not yet: for clients that need a real socket (fetch, a browser, streams).
+ */
+export async function listeningOrigin(instance: AppInstance): Promise<string> {
+  const server = instance.app.getHttpServer();
+  if (!server.listening) await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
 /** The real app on a fresh database of its own, with a real API key. */
