@@ -447,13 +447,16 @@ describe('webhooks (e2e)', () => {
           .map((line) => [line.slice(0, line.lastIndexOf(' ')), Number(line.split(' ').pop())]),
       );
     };
+    /** How much each series grew from one scrape to a later one. */
+    const growth = (from: Record<string, number>, to: Record<string, number>) => (series: string) =>
+      (to[series] ?? 0) - (from[series] ?? 0);
     const before = await scrape('petstore_webhook_');
     const { id } = await subscribe(t.db, receiver.url, ['category.created']);
     receiver.answer = (_entry, index) => (index === 0 ? 500 : 200);
     await api.createCategory('tapir').expect(201);
     await eventually(async () => (await deliveries(t.db, id))[0]?.status === 'succeeded');
     const after = await scrape('petstore_webhook_');
-    const delta = (series: string) => (after[series] ?? 0) - (before[series] ?? 0);
+    const delta = growth(before, after);
     expect(delta('petstore_webhook_attempts_total{outcome="failed"}')).toBe(1);
     expect(delta('petstore_webhook_attempts_total{outcome="succeeded"}')).toBe(1);
     expect(delta('petstore_webhook_deliveries_total{outcome="succeeded"}')).toBe(1);
@@ -465,7 +468,7 @@ describe('webhooks (e2e)', () => {
     await api.createCategory('tapir-failing').expect(201);
     await eventually(async () => (await deliveries(t.db, id))[1]?.status === 'failed');
     const failed = await scrape('petstore_webhook_');
-    const since = (series: string) => (failed[series] ?? 0) - (after[series] ?? 0);
+    const since = growth(after, failed);
     expect(since('petstore_webhook_attempts_total{outcome="failed"}')).toBe(3);
     expect(since('petstore_webhook_attempts_total{outcome="succeeded"}')).toBe(0);
     expect(since('petstore_webhook_deliveries_total{outcome="failed"}')).toBe(1);
