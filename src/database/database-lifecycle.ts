@@ -7,9 +7,9 @@ import { seedDemoData } from './demo-seed.js';
 import { pooledTimeoutsMismatch } from './prepare-database.js';
 
 /**
- * Checks that the pool's sessions have the role's timeouts, and loads demo data when asked,
- * before the app serves. (Migrations ran before the pool opened,
- * over the direct connection: see DatabaseModule.)
+ * Before the app serves: checks that the pool's sessions have the role's timeouts, and loads
+ * demo data when asked. (Migrations ran before the pool opened, over the direct connection:
+ * see DatabaseModule.)
  */
 @Injectable()
 export class DatabaseLifecycle implements OnModuleInit {
