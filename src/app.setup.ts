@@ -1,81 +1,27 @@
-import { VersioningType, type INestApplication, type NestApplicationOptions } from '@nestjs/common';
-import type { NextFunction, Request, Response } from 'express';
-import { Logger } from 'nestjs-pino';
+import { VersioningType, type NestApplicationOptions } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import {
-  DocumentBuilder,
-  SwaggerModule,
-  type HeaderObject,
-  type OpenAPIObject,
-  type PathItemObject,
-} from '@nestjs/swagger';
-import { unauthorizedError } from './auth/api-key.guard.js';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import { Logger } from 'nestjs-pino';
 import { RequestAuthenticator } from './auth/request-authenticator.js';
-import { errorBody, routeNotFound } from './common/errors/all-exceptions.filter.js';
+import { authenticateUndecodablePaths } from './auth/undecodable-path.middleware.js';
+import { API_VERSION_PREFIXES, type ApiVersion } from './common/api-version.js';
+import { answerRouteNotFound } from './common/errors/all-exceptions.filter.js';
 import { answerClientErrorsWithJson } from './common/http/client-error.js';
-import {
-  downloadUrlPlugin,
-  STABILITY_BADGE_CSS,
-  stabilityBadgePlugin,
-} from './common/openapi/swagger-ui-plugins.js';
-import { staticSecurityHeaders } from './common/http/security-headers.js';
-import { createValidationPipe } from './common/http/validation.pipe.js';
+import { corsOptions } from './common/http/cors.js';
 import { requestIdMiddleware } from './common/http/request-id.middleware.js';
-import { unversionedBaseUrl, type AppConfig } from './config/app-config.js';
+import { securityHeaders } from './common/http/security-headers.js';
+import { createValidationPipe } from './common/http/validation.pipe.js';
+import { setupOpenApi } from './common/openapi/openapi-documents.js';
+import type { AppConfig } from './config/app-config.js';
 import { HTTP_LOGGER, type HttpLogger } from './logging/logging.module.js';
 import { httpMetricsMiddleware } from './metrics/http-metrics.js';
 import { MetricsService } from './metrics/metrics.service.js';
 
-/** The versions the API serves, each under its own path prefix (`/v1`, `/v2`). */
-export const API_VERSIONS = ['1', '2'] as const;
-export type ApiVersion = (typeof API_VERSIONS)[number];
-
 /**
  * Options for NestFactory.create. No global body parser: JSON bodies are read by
- * JsonBodyInterceptor, after authentication, on the routes that take one.
+ * JsonBodyInterceptor (installed by @Idempotent), after authentication, on the routes that take one.
  */
 export const APP_OPTIONS: NestApplicationOptions = { bodyParser: false, bufferLogs: true };
-
-/** A JSON API needs no scripts, styles or frames: the strictest policy. */
-const apiHeaders = staticSecurityHeaders({
-  contentSecurityPolicy: {
-    useDefaults: false,
-    directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
-  },
-});
-/** Swagger UI: its own scripts and styles (served by us, no CDN), inline styles, data: icons. */
-const docsHeaders = staticSecurityHeaders({
-  contentSecurityPolicy: {
-    // No upgrade-insecure-requests: TLS ends at the balancer, and a local http:// must work.
-    useDefaults: false,
-    directives: {
-      defaultSrc: ["'self'"],
-      scriptSrc: ["'self'"],
-      styleSrc: ["'self'", "'unsafe-inline'"],
-      imgSrc: ["'self'", 'data:'],
-      connectSrc: ["'self'"],
-      frameAncestors: ["'none'"],
-      objectSrc: ["'none'"],
-      baseUri: ["'self'"],
-      formAction: ["'self'"],
-    },
-  },
-});
-
-/** Headers a browser client may read on a cross-origin answer. */
-const EXPOSED_HEADERS = [
-  'Location',
-  'Retry-After',
-  'X-Request-Id',
-  'X-RateLimit-Limit',
-  'X-RateLimit-Remaining',
-  'X-RateLimit-Reset',
-  'Deprecation',
-  'Sunset',
-  'Link',
-  'WWW-Authenticate',
-  'Idempotent-Replayed',
-];
 
 /**
  * Everything main.ts and the e2e tests do to the app alike, so the tests test what ships:
@@ -99,285 +45,18 @@ export async function configureApp(
   if (metrics.enabled) app.use(httpMetricsMiddleware(metrics));
   app.use(requestIdMiddleware);
   app.use(app.get<HttpLogger>(HTTP_LOGGER).middleware);
-  app.use((request: Request, response: Response, next: NextFunction) =>
-    (request.path === '/docs' || request.path.startsWith('/docs/') ? docsHeaders : apiHeaders)(
-      request,
-      response,
-      next,
-    ),
-  );
-  const authenticator = app.get(RequestAuthenticator);
-  app.use(
-    API_VERSIONS.map((version) => `/v${version}`),
-    (request: Request, response: Response, next: NextFunction) => {
-      // The router decodes path parameters before the guards run: a path it cannot decode would
-      // be a 400 before authentication. Without a valid key, it is a 401 like any other request.
-      if (isDecodable(request.path)) return next();
-      authenticator.identify(request).then((identity) => {
-        if (identity.principal) return next();
-        const error = unauthorizedError(identity.keySent);
-        response.status(error.status).set(error.headers).json(errorBody(error));
-      }, next);
-    },
-  );
+  app.use(securityHeaders);
+  app.use(API_VERSION_PREFIXES, authenticateUndecodablePaths(app.get(RequestAuthenticator)));
   if (config.corsOrigins.length > 0) {
-    app.enableCors({ origin: config.corsOrigins, exposedHeaders: EXPOSED_HEADERS, maxAge: 600 });
+    app.enableCors(corsOptions(config.corsOrigins));
   }
   // A version is a path prefix chosen per controller; controllers that name none are v1, and
   // the health probes (VERSION_NEUTRAL) stay outside every version.
   app.enableVersioning({ type: VersioningType.URI, defaultVersion: '1' });
   app.useGlobalPipes(createValidationPipe());
-  const documents = setupSwagger(app, config);
+  const documents = setupOpenApi(app, config);
   await app.init();
-  // Whatever Nest's own not-found handler leaves (it answers the same way through the filter)
-  // gets the same Error body here, after every route.
-  app.use((_request: Request, response: Response) => {
-    const error = routeNotFound();
-    response.status(error.status).json(errorBody(error));
-  });
+  // After every route: whatever Nest's own not-found handler leaves gets the Error body too.
+  app.use(answerRouteNotFound);
   return documents;
-}
-
-function isDecodable(path: string): boolean {
-  try {
-    decodeURIComponent(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * `https://api.example` → `https://api.example/v2`: a base URL's trailing version, if any, is
- * replaced by the document's, so one PUBLIC_BASE_URL serves every version's `servers`.
- */
-function withVersionPrefix(baseUrl: string, version: ApiVersion): string {
-  return `${unversionedBaseUrl(baseUrl)}/v${version}`;
-}
-
-/** What each version's document says of itself; the paths are scanned from the controllers. */
-const DOCUMENT_INFO: Record<
-  ApiVersion,
-  { version: string; description: string; tags: Array<[name: string, description: string]> }
-> = {
-  '1': {
-    version: '1.0.0',
-    description:
-      'Store orders, pet categories and the deprecated pet read. Every operation needs ' +
-      '`Authorization: Bearer <API_KEY>`. Operations marked `x-stability: experimental` go beyond ' +
-      'the original interface and may still change. Errors always have the body `{code, message, status}`.',
-    tags: [
-      ['store', 'Store orders: list, place, read, ship and cancel'],
-      ['categories', 'Pet categories: list and create'],
-      ['pets', 'Pets: the deprecated read of one pet'],
-    ],
-  },
-  '2': {
-    version: '2.0.0',
-    description:
-      'Version 2, in beta: the store and category operations of v1, whose lists answer pages ' +
-      '(`{data, nextCursor}` and a `Link: rel="next"` header) and take filters, and webhook ' +
-      'subscriptions for events. Every operation ' +
-      'needs `Authorization: Bearer <API_KEY>` and is marked `x-stability: beta` until v2 is ' +
-      'declared stable. Errors always have the body `{code, message, status}`.',
-    tags: [
-      ['store', 'Store orders: list (paged, filtered), place, read, ship and cancel'],
-      ['categories', 'Pet categories: list (paged) and create'],
-      [
-        'webhooks',
-        'Webhook subscriptions: signed events for every order and category change (docs/webhooks.md)',
-      ],
-    ],
-  },
-};
-
-function documentConfig(config: AppConfig, version: ApiVersion): Omit<OpenAPIObject, 'paths'> {
-  const info = DOCUMENT_INFO[version];
-  const builder = new DocumentBuilder()
-    .setTitle('Pet store API')
-    .setDescription(info.description)
-    .setVersion(info.version)
-    .addBearerAuth(
-      {
-        type: 'http',
-        scheme: 'bearer',
-        bearerFormat: 'API key (psk_…)',
-        description: 'An API key: psk_ followed by 43 characters',
-      },
-      'bearer',
-    )
-    .addSecurityRequirements('bearer');
-  for (const [name, description] of info.tags) builder.addTag(name, description);
-  // A relative server works wherever this instance is reached, so "Try it out" does too.
-  builder.addServer(
-    `/v${version}`,
-    'This instance, wherever it runs (local, staging or production)',
-  );
-  if (config.publicBaseUrl) {
-    builder.addServer(withVersionPrefix(config.publicBaseUrl, version), 'Production');
-  }
-  if (config.stagingBaseUrl) {
-    builder.addServer(withVersionPrefix(config.stagingBaseUrl, version), 'Staging');
-  }
-  const options = builder.build();
-  // The document is served to anyone, so every server it lists is meant for its readers.
-  options.servers = options.servers?.map((server) =>
-    Object.assign(server, { 'x-internal': false }),
-  );
-  return options;
-}
-
-/**
- * One version's document cut from the scan of every controller: its paths without their
- * `/vN` prefix, and only the schemas they reach. Keys keep the scan's order, so the v1
- * document is exactly what it was when v1 was the only version.
- */
-function versionDocument(
-  scanned: OpenAPIObject,
-  config: Omit<OpenAPIObject, 'paths'>,
-  version: ApiVersion,
-): OpenAPIObject {
-  const prefix = `/v${version}`;
-  const paths = Object.fromEntries(
-    Object.entries(scanned.paths)
-      .filter(([path]) => path.startsWith(`${prefix}/`))
-      .map(([path, item]) => [path.slice(prefix.length), item]),
-  );
-  const schemas = scanned.components?.schemas ?? {};
-  const reached = new Set<string>();
-  const visit = (value: unknown): void => {
-    if (Array.isArray(value)) return value.forEach(visit);
-    if (value === null || typeof value !== 'object') return;
-    for (const [key, child] of Object.entries(value)) {
-      const name =
-        key === '$ref' && typeof child === 'string'
-          ? /^#\/components\/schemas\/(.+)$/.exec(child)?.[1]
-          : undefined;
-      if (name === undefined) visit(child);
-      else if (!reached.has(name)) {
-        reached.add(name);
-        visit(schemas[name]);
-      }
-    }
-  };
-  visit(paths);
-  return {
-    ...scanned,
-    info: config.info,
-    tags: config.tags,
-    servers: config.servers,
-    paths,
-    components: {
-      ...scanned.components,
-      schemas: Object.fromEntries(Object.entries(schemas).filter(([name]) => reached.has(name))),
-    },
-  };
-}
-
-/** The order Swagger UI offers the documents in: the newest first. */
-const SWAGGER_UI_DOCUMENTS: Array<{ version: ApiVersion; name: string }> = [
-  { version: '2', name: 'v2 (beta)' },
-  { version: '1', name: 'v1' },
-];
-
-/**
- * Serves each version's document at /openapi/vN.json (v1 also at /docs-json, its address
- * before v2) and Swagger UI at /docs with a choice between them.
- */
-function setupSwagger(app: INestApplication, config: AppConfig): Record<ApiVersion, OpenAPIObject> {
-  const scanned = SwaggerModule.createDocument(app, documentConfig(config, '1'));
-  const documents = Object.fromEntries(
-    API_VERSIONS.map((version) => {
-      const document = versionDocument(scanned, documentConfig(config, version), version);
-      documentCommonHeaders(document);
-      return [version, document];
-    }),
-  ) as Record<ApiVersion, OpenAPIObject>;
-  for (const version of API_VERSIONS) {
-    SwaggerModule.setup(`openapi/v${version}`, app, documents[version], {
-      ui: false,
-      raw: ['json'],
-      jsonDocumentUrl: `openapi/v${version}.json`,
-    });
-  }
-  SwaggerModule.setup('docs', app, documents['1'], {
-    jsonDocumentUrl: 'docs-json',
-    raw: ['json'],
-    customSiteTitle: 'Pet store API',
-    // The selector in the top bar: Swagger UI loads the first of these documents.
-    explorer: true,
-    customCss: STABILITY_BADGE_CSS,
-    swaggerOptions: {
-      persistAuthorization: true,
-      displayOperationId: true,
-      plugins: [downloadUrlPlugin, stabilityBadgePlugin],
-      urls: SWAGGER_UI_DOCUMENTS.map(({ version, name }) => ({
-        url: `/openapi/v${version}.json`,
-        name,
-      })),
-    },
-  });
-  return documents;
-}
-
-/**
- * Headers the global RateLimitGuard sends on every /v1 answer it has counted, while limiting is
- * on (a limit of 0 turns it off). Guards run before pipes, interceptors and handlers, so that
- * is every 2xx and 4xx answer, the 401 and the 429 included.
- */
-const RATE_LIMIT_HEADERS: Record<string, HeaderObject> = {
-  'X-RateLimit-Limit': {
-    description:
-      'Requests allowed per minute to this API key (without a valid key: to this client address)',
-    // RATE_LIMIT_PER_MINUTE and RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE are at most 1 000 000.
-    schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 1_000_000, example: 600 },
-  },
-  'X-RateLimit-Remaining': {
-    description: 'Requests left in the current one-minute window',
-    schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 1_000_000, example: 599 },
-  },
-  'X-RateLimit-Reset': {
-    description: 'Seconds until the current window ends',
-    schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 60, example: 42 },
-  },
-};
-
-/** Sent on every answer (errors too) to a browser whose Origin is one of CORS_ORIGINS. */
-const CORS_HEADERS: Record<string, HeaderObject> = {
-  'Access-Control-Allow-Origin': {
-    description: "The caller's Origin, when CORS_ORIGINS lists it (CORS is off unless configured)",
-    schema: { type: 'string', format: 'uri', maxLength: 2048, example: 'https://app.example.com' },
-  },
-};
-
-const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-
-/**
- * Documents the headers app-wide machinery adds (the rate-limit guard, CORS) on every response
- * of every operation, once, as components referenced from each response. A decorator could not
- * do it: nestjs/swagger replaces a status's whole response entry when a second decorator
- * describes it, so the headers of its own (Location, Deprecation, Retry-After) would be lost.
- */
-function documentCommonHeaders(document: OpenAPIObject): void {
-  document.components = {
-    ...document.components,
-    headers: { ...document.components?.headers, ...RATE_LIMIT_HEADERS, ...CORS_HEADERS },
-  };
-  const refs = (headers: Record<string, HeaderObject>) =>
-    Object.fromEntries(
-      Object.keys(headers).map((name) => [name, { $ref: `#/components/headers/${name}` }]),
-    );
-  const operations = Object.values<PathItemObject>(document.paths).flatMap((item) =>
-    HTTP_METHODS.flatMap((method) => item[method] ?? []),
-  );
-  for (const operation of operations) {
-    for (const [status, response] of Object.entries(operation.responses)) {
-      if (response === undefined || '$ref' in response) continue;
-      response.headers = {
-        ...response.headers,
-        ...(/^[24]/.test(status) ? refs(RATE_LIMIT_HEADERS) : {}),
-        ...refs(CORS_HEADERS),
-      };
-    }
-  }
 }

@@ -1,13 +1,12 @@
-import { HttpCode, HttpStatus, Post, UseInterceptors, applyDecorators } from '@nestjs/common';
+import { HttpCode, HttpStatus, Post, applyDecorators } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOperation } from '@nestjs/swagger';
-import type { ApiVersion } from '../app.setup.js';
+import type { ApiVersion } from '../common/api-version.js';
 import {
   ApiErrorResponses,
   IDEMPOTENT_REPLAYED_HEADER,
 } from '../common/errors/api-error-responses.decorator.js';
 import { ErrorCode } from '../common/errors/error-code.js';
 import { Stability } from '../common/http/api-decorators.js';
-import { JsonBodyInterceptor } from '../common/http/json-body.interceptor.js';
 import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import { CategoryDto } from './dto/category.dto.js';
 
@@ -19,9 +18,6 @@ export const CreateCategoryOperation = (version: ApiVersion): MethodDecorator =>
   applyDecorators(
     Post(),
     HttpCode(HttpStatus.CREATED),
-    // applyDecorators applies in list order, the reverse of a stack: the body is read first,
-    // then Idempotent's interceptor fingerprints it.
-    UseInterceptors(JsonBodyInterceptor),
     Idempotent({ version: `v${version}`, operation: 'createCategory' }),
     Stability(version, 'stable'),
     ApiOperation({

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Counter } from 'prom-client';
-import { errorBody } from '../common/errors/all-exceptions.filter.js';
+import { errorBody } from '../common/errors/error.dto.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import type { ErrorCode } from '../common/errors/error-code.js';
 import type { AppConfig } from '../config/app-config.js';

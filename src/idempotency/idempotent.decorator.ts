@@ -13,6 +13,7 @@ import { ApiHeader } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { map, type Observable } from 'rxjs';
 import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
+import { JsonBodyInterceptor } from '../common/http/json-body.interceptor.js';
 import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENCY_KEY_RULE,
@@ -40,9 +41,8 @@ function hasId(value: unknown): value is { id: number | string } {
 }
 
 /**
- * Reads a route's Idempotency-Key after its JSON body (apply it above
- * `@UseInterceptors(JsonBodyInterceptor)`, or after it in applyDecorators, so it runs after):
- * a bad header is a 400; a good one, with the caller's API key, the scope and the body's
+ * Reads a route's Idempotency-Key once JsonBodyInterceptor has read its JSON body (@Idempotent
+ * installs both, in that order): a bad header is a 400; a good one, with the caller's API key, the scope and the body's
  * fingerprint, is what `@IdempotencyKey()` hands the handler. The handler's IdempotentAnswer is sent as stored:
  * the JSON text, its Location, and `Idempotent-Replayed: true` on a replay; a plain create's
  * resource gets its Location here too, so no handler writes one.
@@ -91,13 +91,15 @@ export class IdempotencyInterceptor implements NestInterceptor {
 }
 
 /**
- * The route takes an Idempotency-Key (contract section 10), scoped to the caller's API key,
- * `version` and `operation`; documented as an optional header.
+ * The route is a create: it takes a JSON body (read after authentication, see
+ * JsonBodyInterceptor) and an Idempotency-Key (docs/api.md), scoped to the caller's API key,
+ * `version` and `operation`; documented as an optional header. One decorator installs both
+ * interceptors in the order they need, so no order of decorators on a route can be wrong.
  */
 export const Idempotent = (options: IdempotentOptions): MethodDecorator =>
   applyDecorators(
     SetMetadata(IDEMPOTENT, options),
-    UseInterceptors(IdempotencyInterceptor),
+    UseInterceptors(JsonBodyInterceptor, IdempotencyInterceptor),
     ApiHeader({
       name: IDEMPOTENCY_KEY_HEADER,
       required: false,

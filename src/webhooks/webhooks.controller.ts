@@ -1,37 +1,8 @@
-import {
-  Body,
-  Controller,
-  Delete,
-  Get,
-  HttpCode,
-  HttpStatus,
-  Param,
-  Post,
-  Query,
-  Req,
-  Res,
-  UseInterceptors,
-} from '@nestjs/common';
-import {
-  ApiBearerAuth,
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { Body, Controller, Param, Query, Req, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CallerKeyId } from '../auth/caller-key.decorator.js';
-import {
-  ApiErrorResponses,
-  IDEMPOTENT_REPLAYED_HEADER,
-} from '../common/errors/api-error-responses.decorator.js';
-import { ErrorCode } from '../common/errors/error-code.js';
-import { ApiInt64IdParam, Beta } from '../common/http/api-decorators.js';
 import { Int64IdPipe } from '../common/http/int64-id.pipe.js';
-import { JsonBodyInterceptor } from '../common/http/json-body.interceptor.js';
-import { NEXT_PAGE_LINK_HEADER, PageDto } from '../common/pagination/page.dto.js';
-import { ApiPageQuery } from '../common/pagination/page-query.decorator.js';
 import {
   PAGE_QUERY_PARAMETERS,
   QueryParameters,
@@ -39,21 +10,18 @@ import {
 } from '../common/pagination/page-query.js';
 import { Paginator, type Page } from '../common/pagination/paginator.js';
 import { IdempotentAnswer, type IdempotentRequest } from '../idempotency/idempotency.service.js';
-import { Idempotent, IdempotencyKey } from '../idempotency/idempotent.decorator.js';
+import { IdempotencyKey } from '../idempotency/idempotent.decorator.js';
 import { CreateWebhookDto } from './dto/create-webhook.dto.js';
 import { WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
 import { CreatedWebhookDto, WebhookDto } from './dto/webhook.dto.js';
+import {
+  CreateWebhookOperation,
+  DeleteWebhookOperation,
+  GetWebhookOperation,
+  ListWebhookDeliveriesOperation,
+  ListWebhooksOperation,
+} from './webhook-operations.js';
 import { WebhooksService } from './webhooks.service.js';
-
-/** Where a subscription lives: this followed by its id. */
-const WEBHOOK_PATH = '/v2/webhooks/';
-
-const WebhookPageDto = PageDto(WebhookDto, 'WebhookPage', 'A page of webhook subscriptions, by id');
-const WebhookDeliveryPageDto = PageDto(
-  WebhookDeliveryDto,
-  'WebhookDeliveryPage',
-  'A page of one subscription’s deliveries, oldest first by default',
-);
 
 /**
  * Webhook subscriptions (contract section 11), v2 only and beta. Each belongs to the API key
@@ -68,46 +36,7 @@ export class WebhooksController {
     private readonly paginator: Paginator,
   ) {}
 
-  @Post()
-  @HttpCode(HttpStatus.CREATED)
-  @Idempotent({ version: 'v2', operation: 'createWebhook', locationPrefix: WEBHOOK_PATH })
-  @UseInterceptors(JsonBodyInterceptor)
-  @Beta()
-  @ApiOperation({
-    operationId: 'createWebhook',
-    summary: 'Subscribe a URL to events',
-    description:
-      'The answer holds the signing secret, shown only in this answer: a repeat with the same ' +
-      'Idempotency-Key gets it again (404 WEBHOOK_NOT_FOUND once the subscription is deleted). ' +
-      'At most 20 subscriptions per API key.',
-  })
-  @ApiCreatedResponse({
-    type: CreatedWebhookDto,
-    description: 'The new subscription and its secret',
-    headers: {
-      Location: {
-        description: 'Path of the new subscription',
-        schema: {
-          type: 'string',
-          format: 'uri-reference',
-          maxLength: 29,
-          pattern: '^/v2/webhooks/[1-9][0-9]{0,15}$',
-          example: '/v2/webhooks/12',
-        },
-      },
-      ...IDEMPOTENT_REPLAYED_HEADER,
-    },
-  })
-  @ApiErrorResponses(
-    ErrorCode.VALIDATION_FAILED,
-    ErrorCode.MALFORMED_JSON,
-    ErrorCode.PAYLOAD_TOO_LARGE,
-    ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-    ErrorCode.WEBHOOK_LIMIT_REACHED,
-    ErrorCode.WEBHOOK_NOT_FOUND,
-    ErrorCode.IDEMPOTENCY_KEY_IN_USE,
-    ErrorCode.IDEMPOTENCY_KEY_REUSED,
-  )
+  @CreateWebhookOperation()
   async create(
     @CallerKeyId() apiKeyId: number,
     @Body() body: CreateWebhookDto,
@@ -117,20 +46,7 @@ export class WebhooksController {
     return this.webhooks.create(apiKeyId, body, idempotency);
   }
 
-  @Get()
-  @Beta()
-  @ApiOperation({
-    operationId: 'listWebhooks',
-    summary: "List this API key's subscriptions, a page at a time",
-    description: 'Without secrets. Pages cut on the id: follow nextCursor, or the Link header.',
-  })
-  @ApiPageQuery()
-  @ApiOkResponse({
-    type: WebhookPageDto,
-    description: 'A page of subscriptions',
-    headers: NEXT_PAGE_LINK_HEADER,
-  })
-  @ApiErrorResponses(ErrorCode.VALIDATION_FAILED)
+  @ListWebhooksOperation()
   async list(
     @CallerKeyId() apiKeyId: number,
     @Query() rawQuery: unknown,
@@ -148,17 +64,7 @@ export class WebhooksController {
     return { data: page.data.map((s) => WebhookDto.from(s)), nextCursor: page.nextCursor };
   }
 
-  @Get(':webhookId')
-  @Beta()
-  @ApiOperation({
-    operationId: 'getWebhook',
-    summary: 'Read one subscription (without secret)',
-    description:
-      "Another API key's subscription is 404 WEBHOOK_NOT_FOUND, as one that does not exist.",
-  })
-  @ApiInt64IdParam('webhookId', 'Identifier of the subscription')
-  @ApiOkResponse({ type: WebhookDto, description: 'The subscription' })
-  @ApiErrorResponses(ErrorCode.VALIDATION_FAILED, ErrorCode.WEBHOOK_NOT_FOUND)
+  @GetWebhookOperation()
   async get(
     @CallerKeyId() apiKeyId: number,
     @Param('webhookId', Int64IdPipe) webhookId: string,
@@ -166,19 +72,7 @@ export class WebhooksController {
     return WebhookDto.from(await this.webhooks.get(apiKeyId, webhookId));
   }
 
-  @Delete(':webhookId')
-  @HttpCode(HttpStatus.NO_CONTENT)
-  @Beta()
-  @ApiOperation({
-    operationId: 'deleteWebhook',
-    summary: 'Delete a subscription',
-    description:
-      'No attempt is claimed for it after this answer (one claimed a moment before, already ' +
-      'connecting to the receiver, still goes out); its delivery records go with it.',
-  })
-  @ApiInt64IdParam('webhookId', 'Identifier of the subscription')
-  @ApiNoContentResponse({ description: 'Deleted' })
-  @ApiErrorResponses(ErrorCode.VALIDATION_FAILED, ErrorCode.WEBHOOK_NOT_FOUND)
+  @DeleteWebhookOperation()
   async delete(
     @CallerKeyId() apiKeyId: number,
     @Param('webhookId', Int64IdPipe) webhookId: string,
@@ -186,24 +80,7 @@ export class WebhooksController {
     await this.webhooks.delete(apiKeyId, webhookId);
   }
 
-  @Get(':webhookId/deliveries')
-  @Beta()
-  @ApiOperation({
-    operationId: 'listWebhookDeliveries',
-    summary: "A subscription's deliveries and where each stands, a page at a time",
-    description:
-      'One delivery per event sent to this subscription: pending (with its next attempt), ' +
-      'succeeded or failed, with its attempts so far. Pages cut on the id, oldest first by ' +
-      'default: follow nextCursor, or the Link header.',
-  })
-  @ApiInt64IdParam('webhookId', 'Identifier of the subscription')
-  @ApiPageQuery()
-  @ApiOkResponse({
-    type: WebhookDeliveryPageDto,
-    description: 'A page of deliveries',
-    headers: NEXT_PAGE_LINK_HEADER,
-  })
-  @ApiErrorResponses(ErrorCode.VALIDATION_FAILED, ErrorCode.WEBHOOK_NOT_FOUND)
+  @ListWebhookDeliveriesOperation()
   async listDeliveries(
     @CallerKeyId() apiKeyId: number,
     @Param('webhookId', Int64IdPipe) webhookId: string,

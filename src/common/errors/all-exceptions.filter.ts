@@ -3,14 +3,16 @@ import type { Request, Response } from 'express';
 import { mapDatabaseError } from './database-error.mapper.js';
 import { DomainError } from './domain-error.js';
 import { ERROR_STATUS, ErrorCode, codeForHttpStatus } from './error-code.js';
-import type { ErrorDto } from './error.dto.js';
+import { errorBody } from './error.dto.js';
 
 /** The answer for any path no route serves, inside /v1 or outside it. */
 export const routeNotFound = (): DomainError =>
   new DomainError(ErrorCode.NOT_FOUND, 'No such route.');
 
-export function errorBody(error: DomainError): ErrorDto {
-  return { code: error.code, message: error.message, status: error.status };
+/** Express's last handler: whatever no route answered is a 404 with the Error body. */
+export function answerRouteNotFound(_request: Request, response: Response): void {
+  const error = routeNotFound();
+  response.status(error.status).json(errorBody(error));
 }
 
 const INTERNAL_MESSAGE = 'An unexpected error occurred; it has been logged.';

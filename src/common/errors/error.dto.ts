@@ -1,4 +1,5 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import type { DomainError } from './domain-error.js';
 import { ErrorCode } from './error-code.js';
 
 /** The body of every error response. */
@@ -12,4 +13,9 @@ export class ErrorDto {
 
   @ApiProperty({ type: 'integer', format: 'int32', minimum: 400, maximum: 599, example: 400 })
   status: number;
+}
+
+/** The Error body of a DomainError. */
+export function errorBody(error: DomainError): ErrorDto {
+  return { code: error.code, message: error.message, status: error.status };
 }

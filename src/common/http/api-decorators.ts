@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiExtension, ApiParam, ApiProperty } from '@nestjs/swagger';
-import type { ApiVersion } from '../../app.setup.js';
+import type { ApiVersion } from '../api-version.js';
 import { MAX_ASSIGNED_ID } from './int64-id.pipe.js';
 
 /** Marks an operation added beyond the original interface (contract: may still change). */
