@@ -135,8 +135,8 @@ async function scrape(instance) {
     heap: sample(text, 'nodejs_heap_size_used_bytes'),
     heapTotal: sample(text, 'nodejs_heap_size_total_bytes'),
     external: sample(text, 'nodejs_external_memory_bytes'),
-    used: sample(text, 'db_client_connection_count', { state: 'used' }),
-    idle: sample(text, 'db_client_connection_count', { state: 'idle' }),
+    used: sample(text, 'db_client_connections_usage', { state: 'used' }),
+    idle: sample(text, 'db_client_connections_usage', { state: 'idle' }),
     pending: sample(text, 'db_client_connection_pending_requests'),
     ready: sample(text, 'petstore_ready'),
   };

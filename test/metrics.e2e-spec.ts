@@ -1,5 +1,7 @@
 import http from 'node:http';
+import { mkdir, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
 import type pg from 'pg';
 import { DrainState } from '../src/lifecycle/drain-state.js';
 import { MetricsService } from '../src/metrics/metrics.service.js';
@@ -220,9 +222,11 @@ describe('Prometheus metrics on METRICS_PORT (e2e)', () => {
     await fetch(`${baseUrl}/v1/categories`, { headers: { Authorization: t.auth } });
     const text = await scrape();
     expect(sample(text, 'db_client_connection_max')).toBe(t.config.db.poolSize);
-    expect(sample(text, 'db_client_connection_count', { state: 'idle' })).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'db_client_connections_usage', { state: 'idle' })).toBeGreaterThanOrEqual(
+      1,
+    );
     // The scrape itself runs the readiness check, which may hold one connection meanwhile.
-    expect(sample(text, 'db_client_connection_count', { state: 'used' })).toBeLessThanOrEqual(1);
+    expect(sample(text, 'db_client_connections_usage', { state: 'used' })).toBeLessThanOrEqual(1);
     expect(sample(text, 'db_client_connection_pending_requests')).toBe(0);
     expect(text).toMatch(/^# TYPE db_client_connection_pending_requests gauge$/m);
   });
@@ -238,6 +242,15 @@ describe('Prometheus metrics on METRICS_PORT (e2e)', () => {
     ]) {
       expect(text).toMatch(new RegExp(`^${name} `, 'm'));
     }
+  });
+
+  it('leaves a scrape in test-output/metrics.txt, which CI checks with promtool', async () => {
+    await fetch(`${baseUrl}/v1/categories`, { headers: { Authorization: t.auth } });
+    await fetch(`${baseUrl}/v1/no-such-route`);
+    const text = await scrape();
+    expect(text).toMatch(/^http_server_request_duration_seconds_bucket\{/m);
+    await mkdir(resolve('test-output'), { recursive: true });
+    await writeFile(resolve('test-output', 'metrics.txt'), text);
   });
 
   it('answers "is this instance healthy?" with petstore_ready: 1, then 0 once draining', async () => {

@@ -6,7 +6,8 @@ import { MetricsService } from './metrics.service.js';
 
 /**
  * The connection pool, sampled at each scrape, with OpenTelemetry's db.client.connection.*
- * names: connections by state (`used` + `idle` = the pool's total), its maximum, and requests
+ * names (connections by state under the older db.client.connections.usage: Prometheus reserves
+ * the newer name's `_count` suffix for histograms): connections by state (`used` + `idle` = the pool's total), its maximum, and requests
  * waiting for a connection (above zero for long: the pool or the database is the bottleneck).
  */
 @Injectable()
@@ -19,8 +20,8 @@ export class DatabaseMetrics implements OnModuleInit {
   onModuleInit(): void {
     const pool = (): Pool | undefined => (this.dataSource.driver as PostgresDriver).master as Pool;
     this.metrics.gauge({
-      name: 'db_client_connection_count',
-      help: 'Connections of the pool by state (OpenTelemetry db.client.connection.count)',
+      name: 'db_client_connections_usage',
+      help: 'Connections of the pool by state (OpenTelemetry db.client.connections.usage)',
       labelNames: ['state'],
       collect() {
         const current = pool();
