@@ -21,7 +21,8 @@ import {
 import { staticSecurityHeaders } from './common/http/security-headers.js';
 import { createValidationPipe } from './common/http/validation.pipe.js';
 import { requestIdMiddleware } from './common/http/request-id.middleware.js';
-import { unversionedBaseUrl, type AppConfig } from './config/app-config.js';
+import type { AppConfig } from './config/app-config.js';
+import { unversionedBaseUrl } from './config/base-url.js';
 import { HTTP_LOGGER, type HttpLogger } from './logging/logging.module.js';
 import { httpMetricsMiddleware } from './metrics/http-metrics.js';
 import { MetricsService } from './metrics/metrics.service.js';
