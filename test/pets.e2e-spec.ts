@@ -1,5 +1,6 @@
 import type { Response } from 'supertest';
-import { CONFIG_DEFAULTS } from '../src/config/app-config.js';
+import { loadConfig } from '../src/config/app-config.js';
+import { CONFIG_DEFAULTS } from '../src/config/config-variables.js';
 import { insertCategory, insertPet } from './support/factories.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
@@ -17,7 +18,7 @@ interface DeprecationHeaders {
 const DEFAULT_HEADERS: DeprecationHeaders = {
   deprecation: `@${Date.parse(CONFIG_DEFAULTS.PETS_DEPRECATED_AT) / 1000}`,
   sunset: new Date(CONFIG_DEFAULTS.PETS_SUNSET_AT).toUTCString(),
-  link: `<${CONFIG_DEFAULTS.CHANGELOG_URL}>; rel="deprecation"; type="text/html"`,
+  link: `<${loadConfig({}).changelogUrl}>; rel="deprecation"; type="text/html"`,
 };
 
 /** Deprecation (RFC 9745), Sunset (RFC 8594) and Link, well-formed and with the expected values. */

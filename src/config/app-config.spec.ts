@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig } from './app-config.js';
+import { loadConfig } from './app-config.js';
+import { ConfigError } from './value-kinds.js';
 
 describe('loadConfig', () => {
   it('applies the documented defaults to an empty environment', () => {

@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig, loadDotEnv, type AppConfig } from './app-config.js';
+import { loadConfig, loadDotEnv, type AppConfig } from './app-config.js';
+import { ConfigError } from './value-kinds.js';
 
 /**
  * The configuration of a process entry point (service, CLI): `.env` if present, then the

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { CONFIG_DEFAULTS } from '../../src/config/app-config.js';
+import { CONFIG_DEFAULTS } from '../../src/config/config-variables.js';
 import { pgbouncerOfRun, startPgBouncer, type PgBouncer } from '../support/pgbouncer.js';
 import { freePort, startService, type ServiceProcess } from '../support/service-process.js';
 

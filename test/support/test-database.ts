@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { DataSource } from 'typeorm';
-import { CONFIG_DEFAULTS } from '../../src/config/app-config.js';
+import { CONFIG_DEFAULTS } from '../../src/config/config-variables.js';
 import { runMigrationsLocked } from '../../src/database/migrate.js';
 import { loadMigrations, typeOrmOptions } from '../../src/database/typeorm-options.js';
 

@@ -6,7 +6,8 @@ import {
   type OpenAPIObject,
   type PathItemObject,
 } from '@nestjs/swagger';
-import { unversionedBaseUrl, type AppConfig } from '../../config/app-config.js';
+import type { AppConfig } from '../../config/app-config.js';
+import { unversionedBaseUrl } from '../../config/base-url.js';
 import { API_VERSIONS, type ApiVersion } from '../api-version.js';
 import {
   downloadUrlPlugin,

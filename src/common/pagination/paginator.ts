@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import querystring from 'node:querystring';
-import { unversionedBaseUrl, type AppConfig } from '../../config/app-config.js';
+import type { AppConfig } from '../../config/app-config.js';
+import { unversionedBaseUrl } from '../../config/base-url.js';
 import { InjectConfig } from '../../config/app-config.provider.js';
 import { CursorCodec, type CursorBinding } from './cursor-codec.js';
 import type { PageQuery } from './page-query.js';
