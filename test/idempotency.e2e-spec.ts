@@ -526,7 +526,7 @@ describe('Idempotency-Key on placeOrder and createCategory (e2e)', () => {
       });
       const { order, outputs } = await t.app
         .get(OrderRepository)
-        .insertForExistingPet(petId, 1, null, [companion]);
+        .insertForExistingPet(String(petId), 1, null, [companion]);
       expect({ order, recorded: outputs[companion.name] }).toEqual({ order: null, recorded: null });
       expect(await countRows(t.db, 'orders')).toBe(before);
     });

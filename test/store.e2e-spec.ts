@@ -90,36 +90,84 @@ describe('store orders (e2e)', () => {
         t.spec.check('placeOrder', res);
         expect(res.body).toEqual({
           code: 'PET_NOT_FOUND',
-          message: expect.any(String),
+          message: `Pet ${missing} does not exist.`,
           status: 422,
         });
       }
       expect(await countRows(t.db, 'orders')).toBe(before);
     });
 
+    it('takes a pet id above 2^53 exactly, from the body to the database and back', async () => {
+      // 2^53 + 1: JSON.parse reads it as 2^53, a pet that must not be chosen instead.
+      const bigId = '9007199254740993';
+      await t.db.query(
+        `INSERT INTO pets (id, name, status) OVERRIDING SYSTEM VALUE
+         VALUES ($1, 'Big', 'available'), ($2, 'Rounded', 'available')`,
+        [bigId, '9007199254740992'],
+      );
+      const res = await t.http
+        .post('/v1/store/orders')
+        .set('Authorization', t.auth)
+        .set('Content-Type', 'application/json')
+        .send(`{"petId": ${bigId}, "quantity": 1}`)
+        .expect(201);
+      t.spec.check('placeOrder', res);
+      expect(res.text).toContain(`"petId":${bigId},`);
+      const { rows } = await t.db.query<{ petId: string }>(
+        'SELECT pet_id::text AS "petId" FROM orders WHERE id = $1',
+        [res.body.id],
+      );
+      expect(rows).toEqual([{ petId: bigId }]);
+      const read = await t.http.get(res.headers.location).set('Authorization', t.auth).expect(200);
+      expect(read.text).toContain(`"petId":${bigId},`);
+    });
+
+    const range = (field: string, max: string) => `${field} must be from 1 to ${max}`;
+    const shipDateForm =
+      'shipDate must be an ISO 8601 date-time with a time zone, like 2026-11-24T09:00:00Z';
     it.each([
-      [{ quantity: 1 }, 'petId'],
-      [{ petId: 1 }, 'quantity'],
-      [{ petId: '1', quantity: 1 }, 'petId'],
-      [{ petId: 1, quantity: '5' }, 'quantity'],
-      [{ petId: 1.5, quantity: 1 }, 'petId'],
-      [{ petId: 0, quantity: 1 }, 'petId'],
-      [{ petId: -3, quantity: 1 }, 'petId'],
-      [{ petId: 1, quantity: 0 }, 'quantity'],
-      [{ petId: 1, quantity: 1001 }, 'quantity'],
-      [{ petId: 1, quantity: null }, 'quantity'],
-      [{ petId: 1, quantity: 1, shipDate: 'tomorrow' }, 'shipDate'],
-      [{ petId: 1, quantity: 1, shipDate: '2026-12-01T09:30:00' }, 'shipDate'],
-      [{ petId: 1, quantity: 1, shipDate: '2026-02-30T09:30:00Z' }, 'shipDate'],
-      [{ petId: 1, quantity: 1, shipDate: 1700000000 }, 'shipDate'],
+      [{ quantity: 1 }, 'petId is required'],
+      [{ petId: 1 }, 'quantity is required'],
+      [{}, 'petId is required; quantity is required'],
+      [{ petId: '1', quantity: 1 }, 'petId must be an integer, not a string'],
+      [{ petId: 1, quantity: '5' }, 'quantity must be an integer, not a string'],
+      [{ petId: 1, quantity: '2' }, 'quantity must be an integer, not a string'],
+      [{ petId: 1.5, quantity: 1 }, 'petId must be an integer'],
+      [{ petId: 0, quantity: 1 }, range('petId', '9223372036854775807')],
+      [{ petId: -3, quantity: 1 }, range('petId', '9223372036854775807')],
+      [{ petId: 1, quantity: 0 }, range('quantity', '1000')],
+      [{ petId: 1, quantity: 1001 }, range('quantity', '1000')],
+      [{ petId: 1, quantity: null }, 'quantity must be an integer, not null'],
+      [
+        { petId: [1], quantity: true },
+        'petId must be an integer, not an array; quantity must be an integer, not a boolean',
+      ],
+      [{ petId: 1, quantity: 1, shipDate: 'tomorrow' }, shipDateForm],
+      [{ petId: 1, quantity: 1, shipDate: '2026-12-01T09:30:00' }, shipDateForm],
+      [
+        { petId: 1, quantity: 1, shipDate: '2026-02-30T09:30:00Z' },
+        'shipDate must be a real calendar date and time',
+      ],
+      [{ petId: 1, quantity: 1, shipDate: 1700000000 }, 'shipDate must be a string, not a number'],
       // The offset pushes it into year 10000 UTC, which no ISO 8601 client reads back.
-      [{ petId: 1, quantity: 1, shipDate: '9999-12-31T23:59:59-23:59' }, 'shipDate'],
-      [{ petId: 1, quantity: 1, constructor: { prototype: { polluted: true } } }, 'constructor'],
-      [{ petId: 1, quantity: 1, toString: 'x' }, 'toString'],
-      [{ petId: 1, quantity: 1, status: 'shipped' }, 'status'],
-      [{ petId: 1, quantity: 1, complete: true }, 'complete'],
-      [{ petId: 1, quantity: 1, id: 5 }, 'id'],
-    ])('answers 400 VALIDATION_FAILED naming the field for %j', async (body, field) => {
+      [
+        { petId: 1, quantity: 1, shipDate: '9999-12-31T23:59:59-23:59' },
+        'shipDate must fall within the years 0001 to 9999 in UTC',
+      ],
+      [
+        { petId: 1, quantity: 1, constructor: { prototype: { polluted: true } } },
+        'property constructor should not exist',
+      ],
+      [{ petId: 1, quantity: 1, toString: 'x' }, 'property toString should not exist'],
+      [{ petId: 1, quantity: 1, status: 'shipped' }, 'property status should not exist'],
+      [{ petId: 1, quantity: 1, complete: true }, 'property complete should not exist'],
+      [{ petId: 1, quantity: 1, id: 5 }, 'property id should not exist'],
+      [
+        Object.fromEntries(['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((name) => [name, 1])),
+        'petId is required; quantity is required; property a should not exist; ' +
+          'property b should not exist; property c should not exist; and 4 more',
+      ],
+    ])('answers 400 VALIDATION_FAILED saying what is wrong with %j', async (body, message) => {
       const before = await countRows(t.db, 'orders');
       const res = await t.http
         .post('/v1/store/orders')
@@ -127,9 +175,29 @@ describe('store orders (e2e)', () => {
         .send(body)
         .expect(400);
       t.spec.check('placeOrder', res);
-      expect(res.body.code).toBe('VALIDATION_FAILED');
-      expect(res.body.message).toContain(field);
+      expect(res.body).toEqual({ code: 'VALIDATION_FAILED', message, status: 400 });
       expect(await countRows(t.db, 'orders')).toBe(before);
+    });
+    it.each([
+      [
+        '{"petId": 9223372036854775808, "quantity": 1}',
+        'petId must be from 1 to 9223372036854775807',
+      ],
+      ['{"petId": 1e30, "quantity": 1}', 'petId must be from 1 to 9223372036854775807'],
+      [
+        '{"petId": 9007199254740993.0, "quantity": 1}',
+        'petId must be written exactly: beyond 2^53 only as an integer',
+      ],
+      ['{"petId": 7, "quantity": 18446744073709551616}', 'quantity must be from 1 to 1000'],
+    ])('answers 400 VALIDATION_FAILED for the large number in %s', async (text, message) => {
+      const res = await t.http
+        .post('/v1/store/orders')
+        .set('Authorization', t.auth)
+        .set('Content-Type', 'application/json')
+        .send(text)
+        .expect(400);
+      t.spec.check('placeOrder', res);
+      expect(res.body).toEqual({ code: 'VALIDATION_FAILED', message, status: 400 });
     });
   });
 

@@ -41,9 +41,11 @@ export function parseIdempotencyKey(values: readonly string[] | undefined): stri
 /**
  * A JSON value as one text whatever its key order and white space: object keys sorted (by
  * UTF-16 code units, as Array.prototype.sort does), no spaces. Values are kept as
- * JSON.stringify writes them, so `1.0` and `1` (one number) are the same, `"1"` is not.
+ * JSON.stringify writes them, so `1.0` and `1` (one number) are the same, `"1"` is not. A
+ * bigint (an integer beyond 2^53, kept exact by the body reader) is written as its digits.
  */
 export function canonicalJson(value: unknown): string {
+  if (typeof value === 'bigint') return value.toString();
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.keys(value)

@@ -26,7 +26,7 @@ export class OrderNotPendingError extends DomainError {
 
 /** The pet named in a new order does not exist: the body is well-formed but unusable (422). */
 export class UnknownPetInOrderError extends DomainError {
-  constructor(petId: number) {
+  constructor(petId: string) {
     super(ErrorCode.PET_NOT_FOUND, `Pet ${petId} does not exist.`, {
       status: HttpStatus.UNPROCESSABLE_ENTITY,
     });

@@ -150,7 +150,7 @@ export class OrderRepository {
    * same statement; their outputs are answered by name.
    */
   async insertForExistingPet(
-    petId: number,
+    petId: string,
     quantity: number,
     shipDate: Date | null,
     companions: readonly Companion[] = [],

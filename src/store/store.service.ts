@@ -53,14 +53,14 @@ export class StoreService {
     body: PlaceOrderDto,
     idempotency?: IdempotentRequest,
   ): Promise<OrderDto | IdempotentAnswer> {
+    // Exact, whatever its size: the body reader keeps an id beyond 2^53 as a bigint.
+    const petId = String(body.petId);
     return this.idempotency.create(idempotency, {
       bodySql: orderJson('main'),
-      refusal: () => new UnknownPetInOrderError(body.petId),
+      refusal: () => new UnknownPetInOrderError(petId),
       insert: async (companions) => {
         const { order, outputs } = await this.orders.insertForExistingPet(
-          // Pet ids stop at 2^53 - 1: a larger (valid int64) one names no pet, nor does 0, which
-          // the statement then looks up in vain (so an idempotent refusal is remembered too).
-          Number.isSafeInteger(body.petId) ? body.petId : 0,
+          petId,
           body.quantity,
           body.shipDate === undefined ? null : new Date(body.shipDate),
           companions,

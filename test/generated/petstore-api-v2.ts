@@ -229,8 +229,7 @@ export interface components {
              */
             quantity: number;
             /**
-             * Format: date-time
-             * @description Expected ship date, with a time zone offset.
+             * @description Expected ship date: ISO 8601 with a time zone offset (Z or ±hh:mm); seconds and fractions optional.
              * @example 2026-11-24T09:00:00Z
              */
             shipDate?: string;
@@ -445,9 +444,9 @@ export interface operations {
                 status?: string;
                 /** @description Only orders for this pet */
                 petId?: number;
-                /** @description Only orders shipping at or after this instant (inclusive); an order without a ship date never matches. ISO 8601 with an offset. */
+                /** @description Only orders shipping at or after this instant (inclusive); an order without a ship date never matches. ISO 8601 with an offset (Z or ±hh:mm); seconds and up to six fractional digits optional. */
                 shipDateFrom?: string;
-                /** @description Only orders shipping before this instant (exclusive); must be later than shipDateFrom. ISO 8601 with an offset. */
+                /** @description Only orders shipping before this instant (exclusive); must be later than shipDateFrom. ISO 8601 with an offset (Z or ±hh:mm); seconds and up to six fractional digits optional. */
                 shipDateTo?: string;
             };
             header?: never;

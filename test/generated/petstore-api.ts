@@ -182,8 +182,7 @@ export interface components {
              */
             quantity: number;
             /**
-             * Format: date-time
-             * @description Expected ship date, with a time zone offset.
+             * @description Expected ship date: ISO 8601 with a time zone offset (Z or ±hh:mm); seconds and fractions optional.
              * @example 2026-11-24T09:00:00Z
              */
             shipDate?: string;

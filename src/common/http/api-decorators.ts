@@ -1,7 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiExtension, ApiParam, ApiProperty } from '@nestjs/swagger';
 import type { ApiVersion } from '../api-version.js';
-import { MAX_ASSIGNED_ID } from './int64-id.pipe.js';
 
 /** Marks an operation added beyond the original interface (contract: may still change). */
 export const Experimental = (): MethodDecorator => ApiExtension('x-stability', 'experimental');
@@ -27,19 +26,17 @@ export const ApiInt64IdParam = (name: string, description: string): MethodDecora
         type: 'integer',
         format: 'int64',
         minimum: 1,
-        maximum: MAX_ASSIGNED_ID,
         example: 1,
       },
     }),
   );
 
-/** An id field: int64 on the wire, at most 2^53 - 1 as assigned by the service. */
+/** An id field: int64 on the wire (format int64 bounds it at 2^63 - 1). */
 export const ApiIdProperty = (example: number, description?: string): PropertyDecorator =>
   ApiProperty({
     type: 'integer',
     format: 'int64',
     minimum: 1,
-    maximum: MAX_ASSIGNED_ID,
     example,
     description,
   });

@@ -1,10 +1,12 @@
 /**
  * An ISO 8601 date-time with an offset (`Z` or `±hh:mm`), seconds and up to six fractional
  * digits optional, as a query parameter gives it. Microseconds: PostgreSQL's precision, so what
- * the service compares is exactly what the database compares.
+ * the service compares is exactly what the database compares. Also the documented pattern:
+ * RFC 3339's date-time requires seconds, so the documents give this form instead.
  */
-const DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?(?:(Z)|([+-])(\d{2}):(\d{2}))$/;
+export const DATE_TIME_WITH_OFFSET_PATTERN =
+  '^(\\d{4})-(\\d{2})-(\\d{2})T(\\d{2}):(\\d{2})(?::(\\d{2})(?:\\.(\\d{1,6}))?)?(?:(Z)|([+-])(\\d{2}):(\\d{2}))$';
+const DATE_TIME = new RegExp(DATE_TIME_WITH_OFFSET_PATTERN);
 
 /** 0001-01-01T00:00:00Z and 10000-01-01T00:00:00Z in microseconds: ship dates stay between. */
 const FIRST = -62135596800000000n;

@@ -4,13 +4,6 @@ import { ValidationFailedError } from '../errors/domain-error.js';
 export const INT64_MAX = 9223372036854775807n;
 
 /**
- * The largest id the service assigns (identity columns stop here, see the initial migration):
- * every id is an exact JSON number. Documented as the maximum of id fields; path ids up to
- * INT64_MAX are still accepted (and answer 404).
- */
-export const MAX_ASSIGNED_ID = Number.MAX_SAFE_INTEGER;
-
-/**
  * Accepts a path id of decimal digits from 1 to 2^63 - 1 and returns it as a string, so ids
  * beyond JavaScript's safe integers are looked up exactly (404 when absent), never rounded.
  */

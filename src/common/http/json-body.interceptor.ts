@@ -1,6 +1,7 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import { json, type RequestHandler } from 'express';
 import type { Request, Response } from 'express';
+import { parse as parseLosslessJson } from 'lossless-json';
 import { Observable, from, switchMap } from 'rxjs';
 import {
   MalformedJsonError,
@@ -12,15 +13,20 @@ import {
 export const MAX_BODY_BYTES = 16 * 1024;
 const MAX_BODY_DEPTH = 32;
 
+/** The bytes of a body as read, kept until it is known whether they must be parsed again. */
+const RAW_BODY = Symbol('rawBody');
+type RequestWithRawBody = Request & { [RAW_BODY]?: { bytes: Buffer; encoding: string } };
+
 // strict: false lets `5` or `"x"` parse, so they are answered VALIDATION_FAILED (not an
 // object) rather than MALFORMED_JSON (not JSON).
 const parseJson = json({
   limit: MAX_BODY_BYTES,
   strict: false,
   type: () => true,
-  // body-parser reads zero bytes as {}; zero bytes are not JSON.
-  verify: (_request, _response, raw) => {
-    if (raw.length === 0) throw Object.assign(new Error('empty body'), { status: 400 });
+  verify: (request: RequestWithRawBody, _response, bytes, encoding) => {
+    // body-parser reads zero bytes as {}; zero bytes are not JSON.
+    if (bytes.length === 0) throw Object.assign(new Error('empty body'), { status: 400 });
+    request[RAW_BODY] = { bytes, encoding };
   },
 }) as RequestHandler;
 
@@ -54,7 +60,28 @@ async function readJsonObject(request: Request, response: Response): Promise<voi
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new ValidationFailedError('The request body must be a JSON object.');
   }
-  checkShape(body, 1);
+  if (checkShape(body, 1).hasLargeInteger) {
+    request.body = parseExactly(request as RequestWithRawBody);
+  }
+}
+
+/**
+ * The body parsed again so that each integer beyond 2^53 keeps its exact value, as a bigint:
+ * ids are int64 (docs/api.md), and JSON.parse rounds them. Only bodies that hold such a number
+ * pay for this slower parser; checkShape has already refused what it must not walk.
+ */
+function parseExactly(request: RequestWithRawBody): unknown {
+  const raw = request[RAW_BODY];
+  if (raw === undefined) throw new MalformedJsonError();
+  const text = new TextDecoder(raw.encoding).decode(raw.bytes);
+  return parseLosslessJson(text, null, {
+    parseNumber: (literal) => {
+      const value = Number(literal);
+      return Number.isSafeInteger(value) || !/^-?\d+$/.test(literal) ? value : BigInt(literal);
+    },
+    // The last of duplicate keys counts, as JSON.parse has it.
+    onDuplicateKey: ({ newValue }) => newValue,
+  });
 }
 
 function toBodyError(error: unknown): Error {
@@ -73,9 +100,11 @@ const RESERVED_KEYS = new Set(['prototype', ...Object.getOwnPropertyNames(Object
 
 /**
  * Refuses what the validator should never have to walk: nesting deep enough to exhaust the
- * stack, and reserved keys (see RESERVED_KEYS).
+ * stack, and reserved keys (see RESERVED_KEYS). Says whether an integer beyond 2^53 (which
+ * JSON.parse has rounded) appears anywhere.
  */
-function checkShape(value: object, depth: number): void {
+function checkShape(value: object, depth: number): { hasLargeInteger: boolean } {
+  let hasLargeInteger = false;
   if (depth > MAX_BODY_DEPTH) {
     throw new ValidationFailedError(
       `The request body is nested more than ${MAX_BODY_DEPTH} levels deep.`,
@@ -89,7 +118,14 @@ function checkShape(value: object, depth: number): void {
       throw new ValidationFailedError(`property ${key} should not exist`);
     }
     if (typeof child === 'object' && child !== null) {
-      checkShape(child as object, depth + 1);
+      hasLargeInteger = checkShape(child as object, depth + 1).hasLargeInteger || hasLargeInteger;
+    } else if (
+      typeof child === 'number' &&
+      Number.isInteger(child) &&
+      !Number.isSafeInteger(child)
+    ) {
+      hasLargeInteger = true;
     }
   }
+  return { hasLargeInteger };
 }

@@ -4,6 +4,7 @@ import {
   SwaggerModule,
   type HeaderObject,
   type OpenAPIObject,
+  type OperationObject,
   type PathItemObject,
 } from '@nestjs/swagger';
 import type { AppConfig } from '../../config/app-config.js';
@@ -166,6 +167,7 @@ export function setupOpenApi(
     API_VERSIONS.map((version) => {
       const document = versionDocument(scanned, documentConfig(config, version), version);
       documentCommonHeaders(document);
+      closeRequestBodies(document);
       return [version, document];
     }),
   ) as Record<ApiVersion, OpenAPIObject>;
@@ -228,6 +230,12 @@ const CORS_HEADERS: Record<string, HeaderObject> = {
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
+function operationsOf(document: OpenAPIObject): OperationObject[] {
+  return Object.values<PathItemObject>(document.paths).flatMap((item) =>
+    HTTP_METHODS.flatMap((method) => item[method] ?? []),
+  );
+}
+
 /**
  * Documents the headers app-wide machinery adds (the rate-limit guard, CORS) on every response
  * of every operation, once, as components referenced from each response. A decorator could not
@@ -243,10 +251,7 @@ function documentCommonHeaders(document: OpenAPIObject): void {
     Object.fromEntries(
       Object.keys(headers).map((name) => [name, { $ref: `#/components/headers/${name}` }]),
     );
-  const operations = Object.values<PathItemObject>(document.paths).flatMap((item) =>
-    HTTP_METHODS.flatMap((method) => item[method] ?? []),
-  );
-  for (const operation of operations) {
+  for (const operation of operationsOf(document)) {
     for (const [status, response] of Object.entries(operation.responses)) {
       if (response === undefined || '$ref' in response) continue;
       response.headers = {
@@ -254,6 +259,22 @@ function documentCommonHeaders(document: OpenAPIObject): void {
         ...(/^[24]/.test(status) ? refs(RATE_LIMIT_HEADERS) : {}),
         ...refs(CORS_HEADERS),
       };
+    }
+  }
+}
+
+/**
+ * Every request body refuses fields it does not name (the validation pipe's whitelist), so
+ * each body's schema says `additionalProperties: false`.
+ */
+function closeRequestBodies(document: OpenAPIObject): void {
+  const schemas = document.components?.schemas ?? {};
+  for (const { requestBody } of operationsOf(document)) {
+    if (requestBody === undefined || '$ref' in requestBody) continue;
+    for (const { schema } of Object.values(requestBody.content)) {
+      const name = schema && '$ref' in schema ? /[^/]+$/.exec(schema.$ref)?.[0] : undefined;
+      const target = name === undefined ? undefined : schemas[name];
+      if (target !== undefined && !('$ref' in target)) target.additionalProperties = false;
     }
   }
 }

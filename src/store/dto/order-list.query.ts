@@ -1,8 +1,12 @@
 import { applyDecorators, Injectable, type PipeTransform } from '@nestjs/common';
 import { ApiQuery } from '@nestjs/swagger';
 import { ValidationFailedError } from '../../common/errors/domain-error.js';
-import { formatMicros, parseDateTimeWithOffset } from '../../common/http/date-time.js';
-import { INT64_MAX, isInt64Id, MAX_ASSIGNED_ID } from '../../common/http/int64-id.pipe.js';
+import {
+  DATE_TIME_WITH_OFFSET_PATTERN,
+  formatMicros,
+  parseDateTimeWithOffset,
+} from '../../common/http/date-time.js';
+import { INT64_MAX, isInt64Id } from '../../common/http/int64-id.pipe.js';
 import { ApiPageQuery } from '../../common/pagination/page-query.decorator.js';
 import {
   PAGE_QUERY_PARAMETERS,
@@ -135,7 +139,6 @@ export const ApiOrderListQuery = (): MethodDecorator =>
         type: 'integer',
         format: 'int64',
         minimum: 1,
-        maximum: MAX_ASSIGNED_ID,
         example: 7,
       },
     }),
@@ -143,10 +146,10 @@ export const ApiOrderListQuery = (): MethodDecorator =>
       name: 'shipDateFrom',
       required: false,
       description:
-        'Only orders shipping at or after this instant (inclusive); an order without a ship date never matches. ISO 8601 with an offset.',
+        'Only orders shipping at or after this instant (inclusive); an order without a ship date never matches. ISO 8601 with an offset (Z or ±hh:mm); seconds and up to six fractional digits optional.',
       schema: {
         type: 'string',
-        format: 'date-time',
+        pattern: DATE_TIME_WITH_OFFSET_PATTERN,
         maxLength: 32,
         example: '2026-11-01T00:00:00Z',
       },
@@ -155,10 +158,10 @@ export const ApiOrderListQuery = (): MethodDecorator =>
       name: 'shipDateTo',
       required: false,
       description:
-        'Only orders shipping before this instant (exclusive); must be later than shipDateFrom. ISO 8601 with an offset.',
+        'Only orders shipping before this instant (exclusive); must be later than shipDateFrom. ISO 8601 with an offset (Z or ±hh:mm); seconds and up to six fractional digits optional.',
       schema: {
         type: 'string',
-        format: 'date-time',
+        pattern: DATE_TIME_WITH_OFFSET_PATTERN,
         maxLength: 32,
         example: '2026-12-01T00:00:00Z',
       },
