@@ -51,13 +51,17 @@ pool.on('error', (error) =>
 // come from the service's own build: each also records its webhook event (the outbox), which
 // a hand-written copy had missed.
 
+/** SQL text and its parameters, as the service's statement builders make them. */
+interface Statement {
+  sql: string;
+  params: readonly unknown[];
+}
 /** What src/categories/category-statements.ts and src/store/order-statements.ts export. */
 interface ServiceStatements {
-  insertCategoryStatement: (
-    name: string,
-    description: string | null,
-  ) => { sql: string; params: readonly unknown[] };
-  CANCEL_ORDER_SQL: string;
+  categoryStatements: {
+    insertUnlessNameTaken: (name: string, description: string | null) => Statement;
+  };
+  orderStatements: { cancelIfPending: (id: string) => Statement };
 }
 /** The statement builders of the service's build (BASELINE_SERVICE_DIST). */
 async function serviceStatements(): Promise<ServiceStatements> {
@@ -65,21 +69,20 @@ async function serviceStatements(): Promise<ServiceStatements> {
   if (!dist) throw new Error("BASELINE_SERVICE_DIST (the service's dist/) is required");
   const load = async (path: string): Promise<Partial<ServiceStatements>> =>
     (await import(pathToFileURL(join(dist, path)).href)) as Partial<ServiceStatements>;
-  const { insertCategoryStatement } = await load('categories/category-statements.js');
-  const { CANCEL_ORDER_SQL } = await load('store/order-statements.js');
-  if (!insertCategoryStatement || CANCEL_ORDER_SQL === undefined) {
+  const { categoryStatements } = await load('categories/category-statements.js');
+  const { orderStatements } = await load('store/order-statements.js');
+  if (!categoryStatements || !orderStatements) {
     throw new Error(`${dist} lacks the statement builders`);
   }
-  return { insertCategoryStatement, CANCEL_ORDER_SQL };
+  return { categoryStatements, orderStatements };
 }
-const { insertCategoryStatement, CANCEL_ORDER_SQL } = await serviceStatements();
+const { categoryStatements, orderStatements } = await serviceStatements();
 
 const SQL = {
   apiKey: `SELECT id, prefix FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL LIMIT 1`,
   listCategories: `SELECT id, name, description FROM categories ORDER BY id ASC`,
   /** As src/store/order.repository.ts's listAllAsJson, run as src/database/batched-query-stream.ts does. */
   listOrders: `SELECT id, pet_id, quantity, ship_date, status FROM orders ORDER BY id`,
-  cancelOrder: CANCEL_ORDER_SQL,
   petById: `SELECT p.id, p.name, p.status, c.id AS "categoryId", c.name AS "categoryName"
          FROM pets p LEFT JOIN categories c ON c.id = p.category_id
          WHERE p.id = $1`,
@@ -284,7 +287,7 @@ async function createCategory(request: IncomingMessage, response: ServerResponse
     body.description === undefined
       ? null
       : text(body.description, 'description', 0, 500, CONTROL_EXCEPT_WHITESPACE);
-  const insert = insertCategoryStatement(name, description);
+  const insert = categoryStatements.insertUnlessNameTaken(name, description);
   const { rows } = await pool.query<CategoryRow | { id: null }>(insert.sql, [...insert.params]);
   const row = rows[0];
   if (!row || row.id === null) {
@@ -396,7 +399,8 @@ function drained(response: ServerResponse): Promise<boolean> {
 }
 
 async function cancelOrder(id: string, response: ServerResponse): Promise<void> {
-  const { rows } = await pool.query<{ previousStatus: string }>(SQL.cancelOrder, [id]);
+  const cancel = orderStatements.cancelIfPending(id);
+  const { rows } = await pool.query<{ previousStatus: string }>(cancel.sql, [...cancel.params]);
   const previous = rows[0]?.previousStatus;
   if (previous === undefined) {
     throw new HttpError(404, 'ORDER_NOT_FOUND', `Order ${id} does not exist.`);

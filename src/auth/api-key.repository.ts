@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, Repository } from 'typeorm';
+import { runStatement } from '../database/statement.js';
+import { apiKeyStatements } from './api-key-statements.js';
 import { ApiKeyEntity } from './api-key.entity.js';
 
 @Injectable()
@@ -48,11 +50,6 @@ export class ApiKeyRepository {
 
   /** Sets last_used_at of many keys in one statement; never moves a date backwards. */
   async recordLastUsed(used: Array<[id: number, at: Date]>): Promise<void> {
-    await this.keys.query(
-      `UPDATE api_keys AS k SET last_used_at = u.at
-       FROM unnest($1::bigint[], $2::timestamptz[]) AS u (id, at)
-       WHERE k.id = u.id AND (k.last_used_at IS NULL OR k.last_used_at < u.at)`,
-      [used.map(([id]) => id), used.map(([, at]) => at)],
-    );
+    await runStatement(this.keys, apiKeyStatements.recordLastUsed(used));
   }
 }

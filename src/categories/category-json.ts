@@ -1,11 +1,20 @@
-/** Columns a statement returns for a category, under the names categoryJson reads. */
-export const CATEGORY_COLUMNS = 'id, name, description';
+import { integer, resourceJson, text } from '../database/resource-json.js';
+import type { CategoryEntity } from './category.entity.js';
+import type { CategoryDto } from './dto/category.dto.js';
 
 /**
- * A category as the API shows it (CategoryDto), rendered by PostgreSQL from a row of
- * CATEGORY_COLUMNS named `row`: the same text JSON.stringify(CategoryDto.from(category))
- * writes (description left out when absent), so that a stored answer is the answer sent.
+ * A category's JSON (CategoryDto), the one definition every statement and answer about
+ * categories uses: `{ id, name, description? }`, description left out when absent. See
+ * src/database/resource-json.ts for what each rendering is for.
  */
-export const categoryJson = (row: string): string =>
-  `json_strip_nulls(json_build_object(
-    'id', ${row}.id, 'name', ${row}.name, 'description', ${row}.description))::text`;
+export const CATEGORY_JSON = resourceJson<CategoryEntity, CategoryDto>(
+  { id: 'id', name: 'name', description: 'description' },
+  [
+    { from: 'id', kind: integer },
+    { from: 'name', kind: text },
+    { from: 'description', kind: text, optional: true },
+  ],
+);
+
+/** A category as PostgreSQL renders it (json), from the row named `row` of CATEGORY_JSON's columns. */
+export const categoryJson = CATEGORY_JSON.sql;

@@ -1,35 +1,53 @@
-import {
-  withCompanions,
-  type Companion,
-  type Statement,
-} from '../database/companion-statements.js';
+import { withCompanions, type Companion } from '../database/companion-statements.js';
+import type { Statement } from '../database/statement.js';
 import { outboxCompanion } from '../webhooks/outbox.js';
-import { CATEGORY_COLUMNS } from './category-json.js';
+import { CATEGORY_JSON } from './category-json.js';
 
 /*
- * Category statements that need no Nest or TypeORM to build: CategoryRepository runs them, and
- * the bench's bare baseline server (bench/baseline-server.ts) imports them from the build, so
- * both send the same SQL.
+ * Every statement about categories, built without Nest or TypeORM: CategoryRepository runs
+ * them, the bench's bare baseline server (bench/baseline-server.ts) imports some from the
+ * build, so both send the same SQL, and src/categories/category-statements.sql keeps the SQL
+ * they make for review (`npm run sql:snapshot`). Each answers a category with CATEGORY_JSON's
+ * columns.
  */
+export const categoryStatements = {
+  /** Every category by id. */
+  listAll(): Statement {
+    return { sql: `SELECT ${CATEGORY_JSON.columns()} FROM categories ORDER BY id`, params: [] };
+  },
 
-/**
- * Inserts the category with its category.created event, unless the name is taken (ignoring
- * case): then no row is inserted and no event recorded. Answers the category's columns (null
- * when refused) and each companion's output by name.
- */
-export function insertCategoryStatement(
-  name: string,
-  description: string | null,
-  companions: readonly Companion[] = [],
-): Statement {
-  return withCompanions(
-    (gate) => ({
-      sql: `INSERT INTO categories (name, description) SELECT $1, $2 WHERE ${gate}
+  /** Up to `take` categories by id in `order`, after the id `after` (exclusive): keyset. */
+  listPage(order: 'asc' | 'desc', after: string | undefined, take: number): Statement {
+    return after === undefined
+      ? {
+          sql: `SELECT ${CATEGORY_JSON.columns()} FROM categories ORDER BY id ${order} LIMIT $1`,
+          params: [take],
+        }
+      : {
+          sql: `SELECT ${CATEGORY_JSON.columns()} FROM categories WHERE id ${order === 'asc' ? '>' : '<'} $2
+             ORDER BY id ${order} LIMIT $1`,
+          params: [take, after],
+        };
+  },
+
+  /**
+   * Inserts the category with its category.created event, unless the name is taken (ignoring
+   * case): then no row is inserted and no event recorded. Answers the category's columns (null
+   * when refused) and each companion's output by name.
+   */
+  insertUnlessNameTaken(
+    name: string,
+    description: string | null,
+    companions: readonly Companion[] = [],
+  ): Statement {
+    return withCompanions(
+      (gate) => ({
+        sql: `INSERT INTO categories (name, description) SELECT $1, $2 WHERE ${gate}
               ON CONFLICT ((lower(name))) DO NOTHING
-              RETURNING ${CATEGORY_COLUMNS},
-                json_strip_nulls(json_build_object('id', id, 'name', name, 'description', description)) AS data`,
-      params: [name, description],
-    }),
-    [outboxCompanion('category.created'), ...companions],
-  );
-}
+              RETURNING ${CATEGORY_JSON.columns()}`,
+        params: [name, description],
+      }),
+      [outboxCompanion('category.created', CATEGORY_JSON.sql), ...companions],
+    );
+  },
+};

@@ -2,9 +2,23 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import type { Companion } from '../database/companion-statements.js';
-import { insertCategoryStatement } from './category-statements.js';
+import { runStatement } from '../database/statement.js';
+import { categoryStatements } from './category-statements.js';
 import { CategoryEntity } from './category.entity.js';
 
+/** A category row as pg reads it: bigint ids arrive as strings. */
+interface CategoryRow {
+  id: string;
+  name: string;
+  description: string | null;
+}
+
+function toCategory(row: CategoryRow): CategoryEntity {
+  // Ids stop at 2^53 - 1 (see the initial migration), so Number() is exact.
+  return { id: Number(row.id), name: row.name, description: row.description };
+}
+
+/** Runs every statement about categories (src/categories/category-statements.ts). */
 @Injectable()
 export class CategoryRepository {
   constructor(
@@ -13,13 +27,8 @@ export class CategoryRepository {
 
   /** Plain SQL: TypeORM's find() builds a query and hydrates entities, measurable on a request this small. */
   async listAll(): Promise<CategoryEntity[]> {
-    const rows: Array<{ id: string; name: string; description: string | null }> =
-      await this.categories.query('SELECT id, name, description FROM categories ORDER BY id');
-    return rows.map((row) => ({
-      id: Number(row.id),
-      name: row.name,
-      description: row.description,
-    }));
+    const rows = await runStatement<CategoryRow>(this.categories, categoryStatements.listAll());
+    return rows.map(toCategory);
   }
 
   /** Up to `take` categories by id in `order`, after the id `after` (exclusive): keyset. */
@@ -28,19 +37,11 @@ export class CategoryRepository {
     after: string | undefined,
     take: number,
   ): Promise<CategoryEntity[]> {
-    const rows: Array<{ id: string; name: string; description: string | null }> =
-      await this.categories.query(
-        after === undefined
-          ? `SELECT id, name, description FROM categories ORDER BY id ${order} LIMIT $1`
-          : `SELECT id, name, description FROM categories WHERE id ${order === 'asc' ? '>' : '<'} $2
-             ORDER BY id ${order} LIMIT $1`,
-        after === undefined ? [take] : [take, after],
-      );
-    return rows.map((row) => ({
-      id: Number(row.id),
-      name: row.name,
-      description: row.description,
-    }));
+    const rows = await runStatement<CategoryRow>(
+      this.categories,
+      categoryStatements.listPage(order, after, take),
+    );
+    return rows.map(toCategory);
   }
 
   /**
@@ -54,20 +55,15 @@ export class CategoryRepository {
     description: string | null,
     companions: readonly Companion[] = [],
   ): Promise<{ category: CategoryEntity | null; outputs: Record<string, unknown> }> {
-    const statement = insertCategoryStatement(name, description, companions);
-    const rows: Array<
-      { id: string | null; name: string; description: string | null } & Record<string, unknown>
-    > = await this.categories.query(statement.sql, [...statement.params]);
+    const rows = await runStatement<CategoryRow & Record<string, unknown>>(
+      this.categories,
+      categoryStatements.insertUnlessNameTaken(name, description, companions),
+    );
     const row = rows[0];
     const outputs = Object.fromEntries(
       companions.map((companion) => [companion.name, row?.[companion.name] ?? null]),
     );
-    return {
-      category:
-        row && row.id !== null
-          ? { id: Number(row.id), name: row.name, description: row.description }
-          : null,
-      outputs,
-    };
+    // With companions, the category's columns are null when it inserted nothing.
+    return { category: row && row.id !== null ? toCategory(row) : null, outputs };
   }
 }

@@ -1,8 +1,4 @@
-/** SQL text and its parameters, `$1`..`$n`. */
-export interface Statement {
-  sql: string;
-  params: readonly unknown[];
-}
+import type { Statement } from './statement.js';
 
 /**
  * A write that must commit with a main statement, and costs no round trip of its own: it runs

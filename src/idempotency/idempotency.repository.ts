@@ -2,6 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { Companion } from '../database/companion-statements.js';
+import { runStatement } from '../database/statement.js';
+import {
+  idempotencyStatements as statements,
+  type AnswerToRecord,
+} from './idempotency-statements.js';
 
 /** Whose key it is: the API key, the version and the operation (contract section 10). */
 export interface IdempotencyScope {
@@ -58,7 +63,7 @@ interface RecordedRow {
   location: string | null;
 }
 
-/** Every SQL statement about Idempotency-Key records. */
+/** Runs every statement about Idempotency-Key records (src/idempotency/idempotency-statements.ts). */
 @Injectable()
 export class IdempotencyRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -76,39 +81,9 @@ export class IdempotencyRepository {
     lockSeconds: number,
     retentionSeconds: number,
   ): Promise<ClaimResult> {
-    const rows: ClaimRow[] = await this.dataSource.query(
-      `WITH existing AS (
-         SELECT id, fingerprint, state, locked_until > now() AS locked, expires_at <= now() AS expired,
-                response_status, response_body, response_location
-         FROM idempotency_keys
-         WHERE api_key_id = $1 AND version = $2 AND operation = $3 AND key = $4
-       ), inserted AS (
-         INSERT INTO idempotency_keys
-           (api_key_id, version, operation, key, fingerprint, state, lock_token, locked_until, expires_at)
-         SELECT $1, $2, $3, $4, $5, 'in_progress', $6,
-                now() + make_interval(secs => $7), now() + make_interval(secs => $8)
-         WHERE NOT EXISTS (SELECT 1 FROM existing)
-         ON CONFLICT ON CONSTRAINT uq_idempotency_keys_scope DO NOTHING
-         RETURNING id
-       )
-       SELECT id, true AS claimed, NULL::bytea AS fingerprint, NULL::varchar AS state,
-              NULL::boolean AS locked, NULL::boolean AS expired, NULL::smallint AS response_status,
-              NULL::text AS response_body, NULL::varchar AS response_location
-       FROM inserted
-       UNION ALL
-       SELECT id, false, fingerprint, state, locked, expired, response_status, response_body,
-              response_location
-       FROM existing`,
-      [
-        scope.apiKeyId,
-        scope.version,
-        scope.operation,
-        scope.key,
-        fingerprint,
-        token,
-        lockSeconds,
-        retentionSeconds,
-      ],
+    const rows = await runStatement<ClaimRow>(
+      this.dataSource,
+      statements.claim(scope, fingerprint, token, lockSeconds, retentionSeconds),
     );
     const row = rows[0];
     if (!row) return { raced: true };
@@ -145,63 +120,19 @@ export class IdempotencyRepository {
     lockSeconds: number,
     retentionSeconds: number,
   ): Promise<Claim | null> {
-    const rows: Array<{ id: string }> = await this.dataSource.query(
-      // A SELECT around the UPDATE: TypeORM answers an UPDATE's rows in another shape.
-      `WITH taken AS (
-         UPDATE idempotency_keys
-         SET fingerprint = $2, state = 'in_progress', lock_token = $3,
-             locked_until = now() + make_interval(secs => $4),
-             expires_at = now() + make_interval(secs => $5), created_at = now(),
-             response_status = NULL, response_body = NULL, response_location = NULL
-         WHERE id = $1
-           AND (expires_at <= now() OR (state = 'in_progress' AND locked_until <= now()))
-         RETURNING id
-       )
-       SELECT id FROM taken`,
-      [id, fingerprint, token, lockSeconds, retentionSeconds],
+    const rows = await runStatement<{ id: string }>(
+      this.dataSource,
+      statements.takeOver(id, fingerprint, token, lockSeconds, retentionSeconds),
     );
     return rows[0] ? { id: rows[0].id, token } : null;
   }
 
   /**
    * The companion that completes a claimed record in the statement that creates the resource
-   * (src/database/companion-statements.ts): it locks the record first, and the create writes
-   * only while this request still holds it. The answer is the created row rendered by
-   * `bodySql` (SQL over `main`) with 201 and Location `locationPrefix` + id, or `refusal`
-   * when the statement created nothing.
+   * (see idempotencyStatements.recordAnswer); IdempotencyRepository.recorded reads its output.
    */
-  recordingCompanion(
-    claim: Claim,
-    answer: {
-      bodySql: string;
-      locationPrefix: string | null;
-      refusal: { status: number; body: string };
-      retentionSeconds: number;
-    },
-  ): Companion {
-    return {
-      name: 'idempotency',
-      guard: `SELECT id FROM idempotency_keys WHERE id = $1 AND lock_token = $2 FOR UPDATE`,
-      sql: `UPDATE idempotency_keys AS record
-            SET state = 'completed', lock_token = NULL, locked_until = NULL,
-                response_status = COALESCE((SELECT 201 FROM main), $3::smallint),
-                response_body = COALESCE((SELECT ${answer.bodySql} FROM main), $4::text),
-                response_location = (SELECT $5::text || main.id FROM main),
-                expires_at = now() + make_interval(secs => $6)
-            FROM idempotency_guard AS guard
-            WHERE record.id = guard.id
-            RETURNING record.response_status AS status, record.response_body AS body,
-                      record.response_location AS location`,
-      output: `json_build_object('status', status, 'body', body, 'location', location)`,
-      params: [
-        claim.id,
-        claim.token,
-        answer.refusal.status,
-        answer.refusal.body,
-        answer.locationPrefix,
-        answer.retentionSeconds,
-      ],
-    };
+  recordingCompanion(claim: Claim, answer: AnswerToRecord): Companion {
+    return statements.recordAnswer(claim, answer);
   }
 
   /** Reads the recording companion's output column: null when the claim was lost. */
@@ -213,10 +144,7 @@ export class IdempotencyRepository {
 
   /** Frees a claimed key (the request failed with a 5xx or was refused before it ran). */
   async release(claim: Claim): Promise<void> {
-    await this.dataSource.query('DELETE FROM idempotency_keys WHERE id = $1 AND lock_token = $2', [
-      claim.id,
-      claim.token,
-    ]);
+    await runStatement(this.dataSource, statements.release(claim));
   }
 
   /**
@@ -224,16 +152,9 @@ export class IdempotencyRepository {
    * purging at once, or a request taking an expired key over, never wait on each other.
    */
   async purgeExpired(batchSize: number): Promise<number> {
-    const rows: Array<{ deleted: number }> = await this.dataSource.query(
-      `WITH doomed AS (
-         SELECT id FROM idempotency_keys WHERE expires_at <= now()
-         ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED
-       ), deleted AS (
-         DELETE FROM idempotency_keys AS record USING doomed WHERE record.id = doomed.id
-         RETURNING 1
-       )
-       SELECT count(*)::int AS deleted FROM deleted`,
-      [batchSize],
+    const rows = await runStatement<{ deleted: number }>(
+      this.dataSource,
+      statements.purgeExpired(batchSize),
     );
     return rows[0]?.deleted ?? 0;
   }

@@ -29,7 +29,10 @@ export interface IdempotentRequest extends IdempotencyScope {
  * version hands IdempotencyService.create().
  */
 export interface IdempotentCreate<Row, Shown> {
-  /** The created resource as the API shows it: SQL over the statement's RETURNING row `main`. */
+  /**
+   * The created resource as the API shows it: SQL (json) over the statement's RETURNING row
+   * `main`, its resource's *_JSON.sql (src/store/order-json.ts and the like).
+   */
   bodySql: string;
   /** The operation's own refusal when its statement creates nothing (under a key, remembered). */
   refusal(): DomainError;

@@ -1,25 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
+import { runStatement } from '../database/statement.js';
 import { PetEntity, type PetStatus, type PetWithCategory } from './pet.entity.js';
+import { petStatements } from './pet-statements.js';
 
+/** Runs every statement about pets (src/pets/pet-statements.ts). */
 @Injectable()
 export class PetRepository {
   constructor(@InjectRepository(PetEntity) private readonly pets: Repository<PetEntity>) {}
 
   async findByIdWithCategory(id: string): Promise<PetWithCategory | null> {
-    const rows: Array<{
+    const rows = await runStatement<{
       id: string;
       name: string;
       status: PetStatus;
       categoryId: string | null;
       categoryName: string | null;
-    }> = await this.pets.query(
-      `SELECT p.id, p.name, p.status, c.id AS "categoryId", c.name AS "categoryName"
-         FROM pets p LEFT JOIN categories c ON c.id = p.category_id
-         WHERE p.id = $1`,
-      [id],
-    );
+    }>(this.pets, petStatements.findByIdWithCategory(id));
     const row = rows[0];
     if (!row) return null;
     return {

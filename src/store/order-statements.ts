@@ -1,33 +1,127 @@
-import { outboxCtes, SQL_ISO_UTC } from '../webhooks/outbox.js';
+import { withCompanions, type Companion } from '../database/companion-statements.js';
+import type { Statement } from '../database/statement.js';
+import { outboxCompanion, outboxCtes } from '../webhooks/outbox.js';
+import type { OrderListFilter } from './dto/order-list.query.js';
+import { ORDER_JSON } from './order-json.js';
 
 /*
- * Order statements that need no Nest or TypeORM to build: OrderRepository runs them, and the
- * bench's bare baseline server (bench/baseline-server.ts) imports them from the build, so both
- * send the same SQL.
+ * Every statement about orders, built without Nest or TypeORM: OrderRepository runs them, the
+ * bench's bare baseline server (bench/baseline-server.ts) imports some from the build, so both
+ * send the same SQL, and src/store/order-statements.sql keeps the SQL they make for review
+ * (`npm run sql:snapshot`). Each answers an order with ORDER_JSON's columns.
  */
+export const orderStatements = {
+  /** Every order by id: the select listOrders renders row by row (BatchedQueryStream limits it). */
+  listAll(): Statement {
+    return { sql: `SELECT ${ORDER_JSON.columns()} FROM orders ORDER BY id`, params: [] };
+  },
 
-/**
- * An order as the API shows it (OrderDto), rendered by PostgreSQL from a row with the orders
- * table's columns: shipDate in UTC with milliseconds and left out when unknown
- * (json_strip_nulls: no other field can be null). The events use it; listOrders renders the
- * same JSON in Node (order-json.ts).
- */
-export function orderAsJson(table = 'orders'): string {
-  return `json_strip_nulls(json_build_object(
-    'id', ${table}.id, 'petId', ${table}.pet_id, 'quantity', ${table}.quantity,
-    'shipDate', to_char(${table}.ship_date AT TIME ZONE 'UTC', ${SQL_ISO_UTC}),
-    'complete', ${table}.status = 'shipped', 'status', ${table}.status))`;
-}
+  /**
+   * Up to `take` orders matching `filter`, by id in `order`, after the id `after` (exclusive).
+   * Keyset on the id, never an offset: a deep page costs what the first costs. Each condition
+   * has its index (migration PagedLists); several statuses are read as one branch per status,
+   * each walking (status, id) in order, merged, so no status filter ever reads past the page.
+   */
+  listPage(
+    filter: OrderListFilter,
+    order: 'asc' | 'desc',
+    after: string | undefined,
+    take: number,
+  ): Statement {
+    const params: unknown[] = [];
+    const param = (value: unknown) => `$${params.push(value)}`;
+    const conditions: string[] = [];
+    if (after !== undefined) conditions.push(`id ${order === 'asc' ? '>' : '<'} ${param(after)}`);
+    if (filter.petId !== undefined) conditions.push(`pet_id = ${param(filter.petId)}`);
+    if (filter.shipDateFrom !== undefined) {
+      conditions.push(`ship_date >= ${param(filter.shipDateFrom)}::timestamptz`);
+    }
+    if (filter.shipDateTo !== undefined) {
+      conditions.push(`ship_date < ${param(filter.shipDateTo)}::timestamptz`);
+    }
+    const direction = order === 'asc' ? 'ASC' : 'DESC';
+    const limit = param(take);
+    const select = (extra: string[]) => {
+      const where = [...conditions, ...extra];
+      return `SELECT ${ORDER_JSON.columns()} FROM orders
+        ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
+        ORDER BY id ${direction} LIMIT ${limit}`;
+    };
+    const statuses = filter.statuses ?? [];
+    const sql =
+      statuses.length <= 1
+        ? select(statuses.map((status) => `status = ${param(status)}`))
+        : `SELECT * FROM (${statuses
+            .map((status) => `(${select([`status = ${param(status)}`])})`)
+            .join(' UNION ALL ')}) AS page ORDER BY id ${direction} LIMIT ${limit}`;
+    return { sql, params };
+  },
 
-/**
- * Cancels order $1 if pending, with its order.cancelled event; answers the status it had
- * (`previousStatus`), no row when there is no such order.
- */
-export const CANCEL_ORDER_SQL = `WITH target AS (
+  findById(id: string): Statement {
+    return { sql: `SELECT ${ORDER_JSON.columns()} FROM orders WHERE id = $1`, params: [id] };
+  },
+
+  /**
+   * Inserts a pending order when the pet exists, with its order.placed event; no row when the
+   * pet does not exist. Companions (src/database/companion-statements.ts) commit with it, in
+   * the same statement; their outputs are answered by name.
+   */
+  insertForExistingPet(
+    petId: number,
+    quantity: number,
+    shipDate: Date | null,
+    companions: readonly Companion[] = [],
+  ): Statement {
+    return withCompanions(
+      (gate) => ({
+        sql: `INSERT INTO orders (pet_id, quantity, ship_date)
+              SELECT id, $2, $3 FROM pets WHERE id = $1 AND ${gate}
+              RETURNING ${ORDER_JSON.columns()}`,
+        params: [petId, quantity, shipDate],
+      }),
+      [outboxCompanion('order.placed', ORDER_JSON.sql), ...companions],
+    );
+  },
+
+  /**
+   * Cancels the order if pending, with its order.cancelled event; answers the status it had
+   * (`previousStatus`), no row when there is no such order.
+   */
+  cancelIfPending(id: string): Statement {
+    return {
+      sql: `WITH target AS (
          SELECT id, status FROM orders WHERE id = $1 FOR UPDATE
        ), changed AS (
          UPDATE orders SET status = 'cancelled', updated_at = now()
          FROM target WHERE orders.id = target.id AND target.status = 'pending'
-         RETURNING ${orderAsJson()} AS data
-       ), ${outboxCtes('order.cancelled')}
-       SELECT target.status AS "previousStatus" FROM target`;
+         RETURNING ${ORDER_JSON.columns('orders')}
+       ), ${outboxCtes('order.cancelled', ORDER_JSON.sql)}
+       SELECT target.status AS "previousStatus" FROM target`,
+      params: [id],
+    };
+  },
+
+  /**
+   * Ships the order if pending (ship date = now), with its order.shipped event; answers the
+   * status it had (`previousStatus`) and the order as it is now (the shipped row, else the row
+   * found), no row when there is no such order.
+   */
+  shipIfPending(id: string): Statement {
+    return {
+      sql: `WITH target AS (
+         SELECT ${ORDER_JSON.columns()} FROM orders WHERE id = $1 FOR UPDATE
+       ), changed AS (
+         UPDATE orders SET status = 'shipped', ship_date = now(), updated_at = now()
+         FROM target WHERE orders.id = target.id AND target.status = 'pending'
+         RETURNING ${ORDER_JSON.columns('orders')}
+       ), ${outboxCtes('order.shipped', ORDER_JSON.sql)}
+       SELECT target.status AS "previousStatus", shown.*
+       FROM target CROSS JOIN (
+         SELECT * FROM changed
+         UNION ALL
+         SELECT * FROM target WHERE NOT EXISTS (SELECT FROM changed)
+       ) AS shown`,
+      params: [id],
+    };
+  },
+};

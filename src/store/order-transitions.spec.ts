@@ -4,7 +4,7 @@ import {
   OrderNotFoundError,
   OrderNotPendingError,
 } from './order.errors.js';
-import { assertCancelAccepted, assertShipAccepted, isComplete } from './order-transitions.js';
+import { assertCancelAccepted, assertShipAccepted } from './order-transitions.js';
 
 describe('order state rules', () => {
   describe('cancel', () => {
@@ -50,11 +50,5 @@ describe('order state rules', () => {
     it('reports a missing order as ORDER_NOT_FOUND (404)', () => {
       expect(() => assertShipAccepted('9', null)).toThrow(new OrderNotFoundError('9'));
     });
-  });
-
-  it('counts only shipped orders as complete', () => {
-    expect(isComplete(OrderStatus.Shipped)).toBe(true);
-    expect(isComplete(OrderStatus.Pending)).toBe(false);
-    expect(isComplete(OrderStatus.Cancelled)).toBe(false);
   });
 });

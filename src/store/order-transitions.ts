@@ -38,8 +38,3 @@ export function assertShipAccepted(orderId: string, previous: OrderStatus | null
       return;
   }
 }
-
-/** Whether an order counts as fulfilled (the `complete` field). */
-export function isComplete(status: OrderStatus): boolean {
-  return status === OrderStatus.Shipped;
-}

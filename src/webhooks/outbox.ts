@@ -1,50 +1,48 @@
 import type { Companion } from '../database/companion-statements.js';
 import type { WebhookEventType } from './webhook-events.js';
+import { webhookEventJson } from './webhook-json.js';
 
-/** ISO 8601 UTC with milliseconds, as the API shows dates. */
-export const SQL_ISO_UTC = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+/** A resource's JSON in SQL (json) from a row of its columns named `row`: its *_JSON.sql. */
+export type ResourceJsonSql = (row: string) => string;
 
 /**
  * The transactional outbox, as SQL for a feature's own statement: append the result to its
- * `WITH` list, after a CTE named `changed` that returns the changed rows with a `data` column
- * (the resource as the API shows it, json). For each changed row it makes one event and
- * inserts one delivery per subscription to `type`. No changed row (a no-op repeat, a refused
- * change): no event. One statement, so no extra round trip, and the event commits with the
- * change or not at all.
+ * `WITH` list, after a CTE named `changed` that returns the changed rows with the resource's
+ * columns, which `data` renders (the resource as the API shows it). For each changed row it
+ * makes one event and inserts one delivery per subscription to `type`. No changed row (a no-op
+ * repeat, a refused change): no event. One statement, so no extra round trip, and the event
+ * commits with the change or not at all.
  *
  * `webhook_event` is materialized once (never inlined into its reader), so every subscription
  * of one change gets the same event id, the `webhook-id` receivers deduplicate on.
  */
-export function outboxCtes(type: WebhookEventType): string {
-  return `webhook_event AS MATERIALIZED (${eventSql('changed')}), webhook_outbox AS (${deliveriesSql(type)})`;
+export function outboxCtes(type: WebhookEventType, data: ResourceJsonSql): string {
+  return `webhook_event AS MATERIALIZED (${eventSql('changed', data)}), webhook_outbox AS (${deliveriesSql(type)})`;
 }
 
 /**
  * The same outbox as a companion (src/database/companion-statements.ts) of a statement run
- * through withCompanions(): it reads the main statement's RETURNING rows, which must carry the
- * `data` column.
+ * through withCompanions(): it reads the main statement's RETURNING rows, which must carry
+ * the resource's columns.
  */
-export function outboxCompanion(type: WebhookEventType): Companion {
+export function outboxCompanion(type: WebhookEventType, data: ResourceJsonSql): Companion {
   return {
     name: 'webhook_outbox',
-    ctes: [`webhook_event AS MATERIALIZED (${eventSql('main')})`],
+    ctes: [`webhook_event AS MATERIALIZED (${eventSql('main', data)})`],
     sql: deliveriesSql(type),
     params: [],
   };
 }
 
-function eventSql(source: string): string {
-  return `SELECT 'evt_' || replace(gen_random_uuid()::text, '-', '') AS id, now() AS created_at, data
+function eventSql(source: string, data: ResourceJsonSql): string {
+  return `SELECT 'evt_' || replace(gen_random_uuid()::text, '-', '') AS id, now() AS created_at,
+           ${data(source)} AS data
     FROM ${source}`;
 }
 
 function deliveriesSql(type: WebhookEventType): string {
-  // `type` comes from the closed list above, never from a request.
+  // `type` comes from the closed list of event types, never from a request.
   return `INSERT INTO webhook_deliveries (subscription_id, event_id, event_type, payload, next_attempt_at)
-    SELECT s.id, e.id, '${type}',
-           json_build_object('id', e.id, 'type', '${type}',
-             'createdAt', to_char(e.created_at AT TIME ZONE 'UTC', ${SQL_ISO_UTC}),
-             'data', e.data)::text,
-           now()
+    SELECT s.id, e.id, '${type}', ${webhookEventJson(type, 'e')}, now()
     FROM webhook_event e JOIN webhook_subscriptions s ON '${type}' = ANY (s.events)`;
 }

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { runStatement } from '../database/statement.js';
+import { webhookDeliveryStatements as statements } from './webhook-delivery-statements.js';
 import { WebhookSecret } from './webhook-signature.js';
 
 /** A delivery an instance has claimed for one attempt. */
@@ -37,8 +39,9 @@ interface ClaimRow {
 }
 
 /**
- * The dispatcher's SQL. Every method is one statement (its own short transaction), so it works
- * through a transaction-pooling PgBouncer and holds no lock while a receiver is being called.
+ * The dispatcher's SQL: runs the statements of src/webhooks/webhook-delivery-statements.ts.
+ * Every method is one statement (its own short transaction), so it works through a
+ * transaction-pooling PgBouncer and holds no lock while a receiver is being called.
  */
 @Injectable()
 export class WebhookDeliveryRepository {
@@ -51,31 +54,9 @@ export class WebhookDeliveryRepository {
    * earlier attempt that never finished is marked interrupted.
    */
   async claimDue(limit: number, claimTtlMs: number): Promise<ClaimedDelivery[]> {
-    const rows: ClaimRow[] = await this.dataSource.query(
-      `WITH due AS (
-         SELECT id FROM webhook_deliveries
-         WHERE status = 'pending' AND next_attempt_at <= now()
-           AND (claimed_until IS NULL OR claimed_until <= now())
-         ORDER BY next_attempt_at
-         LIMIT $1
-         FOR UPDATE SKIP LOCKED
-       ), claimed AS (
-         UPDATE webhook_deliveries d
-         SET attempts = d.attempts + 1, last_attempt_at = now(),
-             claimed_until = now() + make_interval(secs => $2::double precision / 1000)
-         FROM due WHERE d.id = due.id
-         RETURNING d.id, d.event_id, d.event_type, d.payload, d.attempts, d.subscription_id
-       ), interrupted AS (
-         UPDATE webhook_attempts a SET outcome = 'interrupted'
-         FROM claimed WHERE a.delivery_id = claimed.id AND a.outcome IS NULL
-       ), started AS (
-         INSERT INTO webhook_attempts (delivery_id, attempt, started_at)
-         SELECT id, attempts, now() FROM claimed
-       )
-       SELECT c.id, c.event_id AS "eventId", c.event_type AS "eventType", c.payload,
-              c.attempts AS attempt, c.subscription_id AS "subscriptionId", s.url, s.secret
-       FROM claimed c JOIN webhook_subscriptions s ON s.id = c.subscription_id`,
-      [limit, claimTtlMs],
+    const rows = await runStatement<ClaimRow>(
+      this.dataSource,
+      statements.claimDue(limit, claimTtlMs),
     );
     return rows.map(({ secret, ...row }) => ({ ...row, secret: new WebhookSecret(secret) }));
   }
@@ -87,36 +68,17 @@ export class WebhookDeliveryRepository {
    */
   async recordAttempt(delivery: ClaimedDelivery, outcome: AttemptOutcome): Promise<void> {
     const status = outcome.ok ? 'succeeded' : outcome.retryInMs === null ? 'failed' : 'pending';
-    await this.dataSource.query(
-      `WITH delivery AS (
-         UPDATE webhook_deliveries
-         SET status = $3::text, claimed_until = NULL, last_response_status = $4,
-             next_attempt_at = CASE WHEN $3::text = 'pending'
-               THEN now() + make_interval(secs => $5::double precision / 1000) END
-         WHERE id = $1 AND attempts = $2 AND status = 'pending'
-       )
-       UPDATE webhook_attempts
-       SET outcome = $6, duration_ms = $7, response_status = $4, error = left($8, 200)
-       WHERE delivery_id = $1 AND attempt = $2 AND outcome IS NULL`,
-      [
-        delivery.id,
-        delivery.attempt,
-        status,
-        outcome.responseStatus,
-        outcome.retryInMs ?? 0,
-        outcome.ok ? 'succeeded' : 'failed',
-        outcome.durationMs,
-        outcome.error,
-      ],
+    await runStatement(
+      this.dataSource,
+      statements.recordAttempt(delivery.id, delivery.attempt, status, outcome),
     );
   }
 
   /** How many deliveries are pending, and how old the oldest is (for the metrics). */
   async pendingBacklog(): Promise<{ count: number; oldestAgeSeconds: number }> {
-    const rows: Array<{ count: number; age: number | null }> = await this.dataSource.query(
-      `SELECT count(*)::int AS count,
-              extract(epoch FROM now() - min(created_at))::float8 AS age
-       FROM webhook_deliveries WHERE status = 'pending'`,
+    const rows = await runStatement<{ count: number; age: number | null }>(
+      this.dataSource,
+      statements.pendingBacklog(),
     );
     return { count: rows[0]?.count ?? 0, oldestAgeSeconds: Math.max(0, rows[0]?.age ?? 0) };
   }
@@ -126,18 +88,7 @@ export class WebhookDeliveryRepository {
    * retention, with their attempts; returns how many went.
    */
   async purgeFinished(retentionMs: number, batch: number): Promise<number> {
-    const rows: unknown[] = await this.dataSource.query(
-      `WITH purged AS (
-         DELETE FROM webhook_deliveries WHERE id IN (
-           SELECT id FROM webhook_deliveries
-           WHERE status <> 'pending'
-             AND created_at < now() - make_interval(secs => $1::double precision / 1000)
-           LIMIT $2)
-         RETURNING id
-       )
-       SELECT id FROM purged`,
-      [retentionMs, batch],
-    );
+    const rows = await runStatement(this.dataSource, statements.purgeFinished(retentionMs, batch));
     return rows.length;
   }
 }

@@ -15,8 +15,8 @@ import {
   WebhookNotFoundError,
 } from './webhook.errors.js';
 import { WebhookSecret } from './webhook-signature.js';
+import { webhookJson } from './webhook-json.js';
 import {
-  webhookJson,
   WebhookSubscriptionRepository,
   type WebhookDeliveryView,
   type WebhookSubscription,

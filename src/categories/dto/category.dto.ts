@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ApiIdProperty } from '../../common/http/api-decorators.js';
 import { SAFE_PROSE_PATTERN, SAFE_TEXT_PATTERN } from '../../common/http/safe-text.validator.js';
+import { CATEGORY_JSON } from '../category-json.js';
 import type { CategoryEntity } from '../category.entity.js';
 
 @ApiSchema({ name: 'Category' })
@@ -18,11 +19,8 @@ export class CategoryDto {
   })
   description?: string;
 
+  /** The category as answers show it (src/categories/category-json.ts). */
   static from(category: CategoryEntity): CategoryDto {
-    const dto: CategoryDto = { id: category.id, name: category.name };
-    if (category.description !== null) {
-      dto.description = category.description;
-    }
-    return dto;
+    return CATEGORY_JSON.view(category);
   }
 }

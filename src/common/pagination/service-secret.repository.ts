@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { runStatement } from '../../database/statement.js';
+import { serviceSecretStatements } from './service-secret-statements.js';
 
 /**
  * Secrets the service makes for itself and every instance must share (the cursor key): made
@@ -20,17 +22,9 @@ export class ServiceSecretRepository {
   }
 
   private async insertOrRead(name: string): Promise<Buffer | undefined> {
-    const rows: Array<{ secret: Buffer }> = await this.dataSource.query(
-      `WITH created AS (
-         INSERT INTO service_secrets (name, secret) VALUES ($1, $2)
-         ON CONFLICT (name) DO NOTHING
-         RETURNING secret
-       )
-       SELECT secret FROM created
-       UNION ALL
-       SELECT secret FROM service_secrets WHERE name = $1
-       LIMIT 1`,
-      [name, randomBytes(32)],
+    const rows = await runStatement<{ secret: Buffer }>(
+      this.dataSource,
+      serviceSecretStatements.insertOrRead(name, randomBytes(32)),
     );
     return rows[0]?.secret;
   }

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ApiIdProperty } from '../../common/http/api-decorators.js';
 import { OrderStatus, type Order } from '../order.entity.js';
-import { isComplete } from '../order-transitions.js';
+import { ORDER_JSON } from '../order-json.js';
 
 @ApiSchema({ name: 'Order' })
 export class OrderDto {
@@ -32,17 +32,8 @@ export class OrderDto {
   @ApiProperty({ enum: OrderStatus, enumName: 'OrderStatus', example: OrderStatus.Pending })
   status: OrderStatus;
 
+  /** The order as answers show it (src/store/order-json.ts). */
   static from(order: Order): OrderDto {
-    const dto: OrderDto = {
-      id: order.id,
-      petId: order.petId,
-      quantity: order.quantity,
-      complete: isComplete(order.status),
-      status: order.status,
-    };
-    if (order.shipDate) {
-      dto.shipDate = order.shipDate.toISOString();
-    }
-    return dto;
+    return ORDER_JSON.view(order);
   }
 }

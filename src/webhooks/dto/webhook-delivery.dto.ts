@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../webhook-events.js';
+import { WEBHOOK_DELIVERY_JSON } from '../webhook-json.js';
 import type { WebhookDeliveryView } from '../webhook-subscription.repository.js';
 
 const DATE_TIME = {
@@ -53,16 +54,8 @@ export class WebhookDeliveryDto {
   })
   nextAttemptAt?: string;
 
-  static from(view: WebhookDeliveryView): WebhookDeliveryDto {
-    const dto: WebhookDeliveryDto = {
-      eventId: view.eventId,
-      type: view.type,
-      status: view.status,
-      attempts: view.attempts,
-    };
-    if (view.lastResponseStatus !== null) dto.lastResponseStatus = view.lastResponseStatus;
-    if (view.lastAttemptAt !== null) dto.lastAttemptAt = view.lastAttemptAt.toISOString();
-    if (view.nextAttemptAt !== null) dto.nextAttemptAt = view.nextAttemptAt.toISOString();
-    return dto;
+  /** The delivery as answers show it (src/webhooks/webhook-json.ts). */
+  static from(delivery: WebhookDeliveryView): WebhookDeliveryDto {
+    return WEBHOOK_DELIVERY_JSON.view(delivery);
   }
 }

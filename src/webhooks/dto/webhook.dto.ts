@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ApiIdProperty } from '../../common/http/api-decorators.js';
 import { SAFE_PROSE_PATTERN } from '../../common/http/safe-text.validator.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../webhook-events.js';
+import { WEBHOOK_JSON } from '../webhook-json.js';
 import type { WebhookSubscription } from '../webhook-subscription.repository.js';
 
 /** A subscription as every answer but the creation shows it: never with its secret. */
@@ -38,15 +39,9 @@ export class WebhookDto {
   })
   createdAt: string;
 
+  /** The subscription as answers show it (src/webhooks/webhook-json.ts). */
   static from(subscription: WebhookSubscription): WebhookDto {
-    const dto: WebhookDto = {
-      id: subscription.id,
-      url: subscription.url,
-      events: subscription.events,
-      createdAt: subscription.createdAt.toISOString(),
-    };
-    if (subscription.description !== null) dto.description = subscription.description;
-    return dto;
+    return WEBHOOK_JSON.view(subscription);
   }
 }
 

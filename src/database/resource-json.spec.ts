@@ -1,0 +1,373 @@
+import fc from 'fast-check';
+import { CATEGORY_JSON } from '../categories/category-json.js';
+import { CategoryDto } from '../categories/dto/category.dto.js';
+import { MAX_ASSIGNED_ID } from '../common/http/int64-id.pipe.js';
+import { OrderDto } from '../store/dto/order.dto.js';
+import { OrderStatus, type Order } from '../store/order.entity.js';
+import { ORDER_JSON } from '../store/order-json.js';
+import { WebhookDeliveryDto } from '../webhooks/dto/webhook-delivery.dto.js';
+import { WebhookDto } from '../webhooks/dto/webhook.dto.js';
+import { WEBHOOK_EVENT_TYPES } from '../webhooks/webhook-events.js';
+import { WEBHOOK_DELIVERY_JSON, WEBHOOK_JSON } from '../webhooks/webhook-json.js';
+import type {
+  WebhookDeliveryView,
+  WebhookSubscription,
+} from '../webhooks/webhook-subscription.repository.js';
+import type { TextRow } from './batched-query-stream.js';
+import { integer, parseTextArray, resourceJson, text } from './resource-json.js';
+
+/*
+ * Each resource's renderings in Node, held byte for byte to JSON.stringify of its DTO: the
+ * JSON text of a row as PostgreSQL writes it in text (COPY, the order list), for every value
+ * the columns can hold. PostgreSQL's own rendering is held to the same text against a real
+ * server in test/resource-json.e2e-spec.ts.
+ */
+
+// ---------------------------------------------------------------------------------------------
+// Values as PostgreSQL writes them in text (DateStyle ISO), for the text rows.
+
+/** A timestamptz's text: `YYYY-MM-DD HH:MM:SS[.ffffff]±hh[:mm]`, at `offsetMinutes` from UTC. */
+function timestamptzText(date: Date, extraMicroseconds: number, offsetMinutes: number): string {
+  const local = new Date(date.getTime() + offsetMinutes * 60_000);
+  const two = (n: number) => String(n).padStart(2, '0');
+  const micros = local.getUTCMilliseconds() * 1000 + extraMicroseconds;
+  const fraction = micros === 0 ? '' : `.${String(micros).padStart(6, '0')}`.replace(/0+$/, '');
+  const sign = offsetMinutes < 0 ? '-' : '+';
+  const offset = Math.abs(offsetMinutes);
+  const zone = `${sign}${two(Math.floor(offset / 60))}${offset % 60 === 0 ? '' : `:${two(offset % 60)}`}`;
+  return (
+    `${String(local.getUTCFullYear()).padStart(4, '0')}-${two(local.getUTCMonth() + 1)}-` +
+    `${two(local.getUTCDate())} ${two(local.getUTCHours())}:${two(local.getUTCMinutes())}:` +
+    `${two(local.getUTCSeconds())}${fraction}${zone}`
+  );
+}
+
+/** A text[]'s text: elements quoted when PostgreSQL's array_out quotes them. */
+function textArrayText(elements: readonly string[]): string {
+  const element = (value: string) =>
+    value === '' || /[{}",\\\s]/.test(value) || value.toUpperCase() === 'NULL'
+      ? `"${value.replace(/["\\]/g, '\\$&')}"`
+      : value;
+  return `{${elements.map(element).join(',')}}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arbitrary values of each column.
+
+const id = fc.oneof(
+  fc.integer({ min: 1, max: MAX_ASSIGNED_ID }),
+  fc.constantFrom(1, MAX_ASSIGNED_ID, MAX_ASSIGNED_ID - 1, 2 ** 31, 2 ** 32 + 1),
+);
+/** Dates the API shows: the years 0001-9999, to the millisecond. */
+const date = fc.date({
+  min: new Date('0001-01-01T00:00:00.000Z'),
+  max: new Date('9999-12-31T23:59:59.999Z'),
+  noInvalidDate: true,
+});
+/** How PostgreSQL may write a date: its microseconds beyond the millisecond, its offset. */
+const dateText = fc.record({
+  extraMicroseconds: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 999 })),
+  offsetMinutes: fc.constantFrom(0, 0, 330, 840, -210, -480),
+});
+/** Any text PostgreSQL can store (no NUL): controls, quotes, backslashes, any plane. */
+const anyText = fc
+  .string({ unit: 'binary', maxLength: 40 })
+  .map((value) => value.replaceAll('\u0000', ''));
+const nullable = <T>(value: fc.Arbitrary<T>) => fc.option(value, { nil: null });
+
+/** The timestamptz text of `value`, or null; before year 1 in a negative offset, in UTC. */
+function dateOrNull(
+  value: Date | null,
+  { extraMicroseconds, offsetMinutes }: { extraMicroseconds: number; offsetMinutes: number },
+): string | null {
+  if (value === null) return null;
+  const bc = value.getTime() + offsetMinutes * 60_000 < Date.parse('0001-01-01T00:00:00Z');
+  return timestamptzText(value, extraMicroseconds, bc ? 0 : offsetMinutes);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+describe('resource JSON', () => {
+  describe('an order', () => {
+    const order: fc.Arbitrary<Order> = fc.record({
+      id,
+      petId: id,
+      quantity: fc.integer({ min: 1, max: 1000 }),
+      shipDate: nullable(date),
+      status: fc.constantFrom(...Object.values(OrderStatus)),
+    });
+    const textRow = (
+      value: Order,
+      shipText: { extraMicroseconds: number; offsetMinutes: number },
+    ) =>
+      [
+        String(value.id),
+        String(value.petId),
+        String(value.quantity),
+        dateOrNull(value.shipDate, shipText),
+        value.status,
+      ] satisfies TextRow;
+
+    it('is selected as these columns, in this order', () => {
+      expect(ORDER_JSON.columns()).toBe(
+        'id, pet_id AS "petId", quantity, ship_date AS "shipDate", status',
+      );
+      expect(ORDER_JSON.columns('orders')).toBe(
+        'orders.id, orders.pet_id AS "petId", orders.quantity, orders.ship_date AS "shipDate", orders.status',
+      );
+    });
+
+    it('is written { id, petId, quantity, shipDate?, complete, status }', () => {
+      const shipped: Order = {
+        id: 42,
+        petId: 7,
+        quantity: 2,
+        shipDate: new Date('2026-11-21T10:00:00.000Z'),
+        status: OrderStatus.Shipped,
+      };
+      expect(JSON.stringify(OrderDto.from(shipped))).toBe(
+        '{"id":42,"petId":7,"quantity":2,"shipDate":"2026-11-21T10:00:00.000Z","complete":true,"status":"shipped"}',
+      );
+      expect(
+        JSON.stringify(OrderDto.from({ ...shipped, shipDate: null, status: OrderStatus.Pending })),
+      ).toBe('{"id":42,"petId":7,"quantity":2,"complete":false,"status":"pending"}');
+    });
+
+    it.each(Object.values(OrderStatus))('is complete only once shipped: %s', (status) => {
+      const dto = OrderDto.from({ id: 1, petId: 1, quantity: 1, shipDate: null, status });
+      expect(dto.complete).toBe(status === OrderStatus.Shipped);
+    });
+
+    it('from its text row, is JSON.stringify(OrderDto.from(order)) byte for byte', () => {
+      fc.assert(
+        fc.property(order, dateText, (value, shipText) => {
+          expect(ORDER_JSON.fromText(textRow(value, shipText))).toBe(
+            JSON.stringify(OrderDto.from(value)),
+          );
+        }),
+        { numRuns: 1000 },
+      );
+    });
+
+    it.each([
+      ['the first instant of year 1', '0001-01-01 00:00:00+00', '0001-01-01T00:00:00.000Z'],
+      ['the last of year 9999', '9999-12-31 23:59:59.999999+00', '9999-12-31T23:59:59.999Z'],
+      [
+        'microseconds cut, never rounded',
+        '2026-11-25 05:03:54.000999+00',
+        '2026-11-25T05:03:54.000Z',
+      ],
+      ['a tenth of a second', '2026-11-25 05:03:54.1+00', '2026-11-25T05:03:54.100Z'],
+    ])('writes a ship date at %s as the DTO does', (_, shipText, iso) => {
+      const row: TextRow = ['1', '2', '3', shipText, 'shipped'];
+      const value: Order = {
+        id: 1,
+        petId: 2,
+        quantity: 3,
+        shipDate: new Date(iso),
+        status: OrderStatus.Shipped,
+      };
+      expect(ORDER_JSON.fromText(row)).toBe(JSON.stringify(OrderDto.from(value)));
+      expect(OrderDto.from(value).shipDate).toBe(iso);
+    });
+
+    it('writes a text id beyond 2^53 - 1 digit for digit (ids stop there; none is rounded)', () => {
+      expect(
+        ORDER_JSON.fromText(['9223372036854775807', '9007199254740993', '1', null, 'pending']),
+      ).toBe(
+        '{"id":9223372036854775807,"petId":9007199254740993,"quantity":1,"complete":false,"status":"pending"}',
+      );
+    });
+
+    it('is rendered by PostgreSQL from a row of its columns', () => {
+      expect(ORDER_JSON.sql('main')).toBe(
+        `json_strip_nulls(json_build_object('id', main.id, 'petId', main."petId", 'quantity', main.quantity, ` +
+          `'shipDate', to_char(main."shipDate" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), ` +
+          `'complete', main.status = 'shipped', 'status', main.status))`,
+      );
+    });
+  });
+
+  describe('a category', () => {
+    const category = fc.record({ id, name: anyText, description: nullable(anyText) });
+
+    it('is written { id, name, description? }', () => {
+      expect(JSON.stringify(CategoryDto.from({ id: 3, name: 'dog', description: 'Dogs' }))).toBe(
+        '{"id":3,"name":"dog","description":"Dogs"}',
+      );
+      expect(JSON.stringify(CategoryDto.from({ id: 3, name: 'dog', description: null }))).toBe(
+        '{"id":3,"name":"dog"}',
+      );
+    });
+
+    it('from its text row, is JSON.stringify(CategoryDto.from(category)) byte for byte', () => {
+      expect(CATEGORY_JSON.columns()).toBe('id, name, description');
+      fc.assert(
+        fc.property(category, (value) => {
+          const row: TextRow = [String(value.id), value.name, value.description];
+          expect(CATEGORY_JSON.fromText(row)).toBe(JSON.stringify(CategoryDto.from(value)));
+        }),
+        { numRuns: 1000 },
+      );
+    });
+  });
+
+  describe('a webhook subscription', () => {
+    const subscription: fc.Arbitrary<WebhookSubscription> = fc.record({
+      id,
+      url: anyText,
+      events: fc.shuffledSubarray([...WEBHOOK_EVENT_TYPES], { minLength: 1 }),
+      description: nullable(anyText),
+      createdAt: date,
+    });
+
+    it('is written { id, url, events, description?, createdAt }', () => {
+      const value: WebhookSubscription = {
+        id: 12,
+        url: 'https://hooks.example.com/petstore',
+        events: ['order.placed', 'order.cancelled'],
+        description: 'Warehouse',
+        createdAt: new Date('2026-11-25T10:00:00.000Z'),
+      };
+      expect(JSON.stringify(WebhookDto.from(value))).toBe(
+        '{"id":12,"url":"https://hooks.example.com/petstore","events":["order.placed","order.cancelled"],' +
+          '"description":"Warehouse","createdAt":"2026-11-25T10:00:00.000Z"}',
+      );
+    });
+
+    it('from its text row, is JSON.stringify(WebhookDto.from(subscription)) byte for byte', () => {
+      expect(WEBHOOK_JSON.columns()).toBe(
+        'id, url, events, description, created_at AS "createdAt"',
+      );
+      fc.assert(
+        fc.property(subscription, dateText, (value, createdText) => {
+          const row: TextRow = [
+            String(value.id),
+            value.url,
+            textArrayText(value.events),
+            value.description,
+            dateOrNull(value.createdAt, createdText),
+          ];
+          expect(WEBHOOK_JSON.fromText(row)).toBe(JSON.stringify(WebhookDto.from(value)));
+        }),
+        { numRuns: 1000 },
+      );
+    });
+  });
+
+  describe('a webhook delivery', () => {
+    const delivery: fc.Arbitrary<WebhookDeliveryView> = fc.record({
+      id: id.map(String),
+      eventId: fc.stringMatching(/^evt_[0-9a-f]{32}$/),
+      type: fc.constantFrom(...WEBHOOK_EVENT_TYPES),
+      status: fc.constantFrom('pending' as const, 'succeeded' as const, 'failed' as const),
+      attempts: fc.integer({ min: 0, max: 1000 }),
+      lastResponseStatus: nullable(fc.integer({ min: 100, max: 999 })),
+      lastAttemptAt: nullable(date),
+      nextAttemptAt: nullable(date),
+    });
+
+    it('is written { eventId, type, status, attempts, lastResponseStatus?, lastAttemptAt?, nextAttemptAt? }', () => {
+      const value: WebhookDeliveryView = {
+        id: '5',
+        eventId: 'evt_5f0c6f3b2a8e4d4b9e3c1a7d2b6e8f10',
+        type: 'order.cancelled',
+        status: 'pending',
+        attempts: 1,
+        lastResponseStatus: 503,
+        lastAttemptAt: new Date('2026-11-25T10:00:02.000Z'),
+        nextAttemptAt: new Date('2026-11-25T10:00:07.000Z'),
+      };
+      expect(JSON.stringify(WebhookDeliveryDto.from(value))).toBe(
+        '{"eventId":"evt_5f0c6f3b2a8e4d4b9e3c1a7d2b6e8f10","type":"order.cancelled","status":"pending",' +
+          '"attempts":1,"lastResponseStatus":503,"lastAttemptAt":"2026-11-25T10:00:02.000Z",' +
+          '"nextAttemptAt":"2026-11-25T10:00:07.000Z"}',
+      );
+    });
+
+    it('from its text row, is JSON.stringify(WebhookDeliveryDto.from(delivery)) byte for byte', () => {
+      expect(WEBHOOK_DELIVERY_JSON.columns()).toBe(
+        'id, event_id AS "eventId", event_type AS type, status, attempts, ' +
+          'last_response_status AS "lastResponseStatus", last_attempt_at AS "lastAttemptAt", ' +
+          'next_attempt_at AS "nextAttemptAt"',
+      );
+      fc.assert(
+        fc.property(delivery, dateText, (value, dates) => {
+          const row: TextRow = [
+            value.id,
+            value.eventId,
+            value.type,
+            value.status,
+            String(value.attempts),
+            value.lastResponseStatus === null ? null : String(value.lastResponseStatus),
+            dateOrNull(value.lastAttemptAt, dates),
+            dateOrNull(value.nextAttemptAt, dates),
+          ];
+          expect(WEBHOOK_DELIVERY_JSON.fromText(row)).toBe(
+            JSON.stringify(WebhookDeliveryDto.from(value)),
+          );
+        }),
+        { numRuns: 1000 },
+      );
+    });
+  });
+
+  describe('a definition', () => {
+    const thing = resourceJson<{ id: number; name: string }, unknown>({ id: 'id', name: 'name' }, [
+      { from: 'id', kind: integer },
+      { key: 'label', from: 'name', kind: text },
+    ]);
+
+    it('refuses names it could not write into SQL as they are', () => {
+      expect(() =>
+        resourceJson<{ id: number }, unknown>({ id: 'id; DROP TABLE x' }, [
+          { from: 'id', kind: integer },
+        ]),
+      ).toThrow(/not a plain name/);
+      expect(() =>
+        resourceJson<{ id: number }, unknown>({ id: 'id' }, [
+          { key: "it's", from: 'id', kind: integer },
+        ]),
+      ).toThrow(/not a plain JSON key/);
+    });
+
+    it('refuses a row without a value its JSON requires, rather than write a wrong answer', () => {
+      expect(() => thing.fromText(['1', null])).toThrow(/"label": has no value/);
+      expect(() => thing.view({ id: 1, name: null as unknown as string })).toThrow(
+        /label has no value/,
+      );
+    });
+
+    it('writes a key under its own name, from the column it names', () => {
+      expect(thing.fromText(['1', 'x'])).toBe('{"id":1,"label":"x"}');
+      expect(thing.sql('r')).toBe(
+        `json_strip_nulls(json_build_object('id', r.id, 'label', r.name))`,
+      );
+    });
+  });
+
+  describe('parseTextArray', () => {
+    it.each([
+      ['{}', []],
+      ['{order.placed}', ['order.placed']],
+      ['{a,b}', ['a', 'b']],
+      ['{"",x}', ['', 'x']],
+      ['{"a b","c,d","e\\"f","g\\\\h","{i}","NULL"}', ['a b', 'c,d', 'e"f', 'g\\h', '{i}', 'NULL']],
+    ])('reads %s', (value, elements) => {
+      expect(parseTextArray(value)).toEqual(elements);
+    });
+
+    it('reads back every array of strings as PostgreSQL writes it', () => {
+      fc.assert(
+        fc.property(fc.array(anyText, { maxLength: 6 }), (elements) => {
+          expect(parseTextArray(textArrayText(elements))).toEqual(elements);
+        }),
+        { numRuns: 1000 },
+      );
+    });
+
+    it.each([['{a,NULL}'], ['a,b'], ['{"a}']])('refuses %s', (value) => {
+      expect(() => parseTextArray(value)).toThrow();
+    });
+  });
+});

@@ -1,0 +1,243 @@
+import type { TextRow } from './batched-query-stream.js';
+import { isoFromTimestamptz } from './timestamptz.js';
+
+/*
+ * A resource's JSON, defined once: its columns and its fields, in the order answers write them.
+ * Every rendering is derived from that one definition, so they cannot drift apart:
+ * - in Node, from the resource as Node holds it: the object an answer serialises (its DTO);
+ * - in Node, from a row of its columns as PostgreSQL writes them in text (COPY, or a query
+ *   without type parsing): the JSON text, for lists rendered row by row;
+ * - in PostgreSQL (json_build_object), for JSON stored in the statement that makes the
+ *   resource: an Idempotency-Key record's answer, a webhook event's data.
+ * All three give the same text as JSON.stringify of the DTO (src/database/resource-json.spec.ts
+ * and test/resource-json.e2e-spec.ts hold them to it).
+ */
+
+/** A value of a resource's JSON as Node holds it, for JSON.stringify. */
+export type JsonValue = number | string | boolean | readonly string[];
+
+/** How one kind of column is written in JSON: the same text from PostgreSQL and from Node. */
+export interface JsonKind<Value> {
+  /** The value's expression in json_build_object, from the column's expression. */
+  sql(column: string): string;
+  /** The JSON text of the column's text as PostgreSQL writes it. */
+  fromText(text: string): string;
+  /** The JSON value (for JSON.stringify) of the column's value as Node holds it. */
+  fromValue(value: Value): JsonValue;
+}
+
+/**
+ * An integer (int4, int8): its text is its JSON. Ids stop at 2^53 - 1 (identity columns, see
+ * the initial migration), so a JavaScript number holds every one exactly; a larger id's text
+ * would still be written digit for digit.
+ */
+export const integer: JsonKind<number> = {
+  sql: (column) => column,
+  fromText: (text) => text,
+  fromValue: (value) => value,
+};
+
+/**
+ * Text, escaped as JSON.stringify escapes it: PostgreSQL's json escapes the same characters
+ * (`"`, `\` and the controls below U+0020) the same way.
+ */
+export const text: JsonKind<string> = {
+  sql: (column) => column,
+  fromText: (value) => JSON.stringify(value),
+  fromValue: (value) => value,
+};
+
+/** to_char's pattern for Date.prototype.toISOString's form: UTC, milliseconds. */
+export const SQL_ISO_UTC = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+
+/**
+ * A timestamptz as Date.prototype.toISOString writes it: UTC with milliseconds, the
+ * microseconds cut off. The same text for the years 0001-9999 (the API's dates stay within
+ * them; beyond, toISOString writes a sign and six digits, to_char does not).
+ */
+export const timestamp: JsonKind<Date> = {
+  sql: (column) => `to_char(${column} AT TIME ZONE 'UTC', ${SQL_ISO_UTC})`,
+  fromText: (value) => `"${isoFromTimestamptz(value)}"`,
+  fromValue: (value) => value.toISOString(),
+};
+
+/** A one-dimensional text[] as an array of strings. */
+export const textArray: JsonKind<readonly string[]> = {
+  sql: (column) => column,
+  fromText: (value) => JSON.stringify(parseTextArray(value)),
+  fromValue: (value) => [...value],
+};
+
+/** true when a text column holds `word`: a flag derived from a state (an order's `complete`). */
+export function equalTo(word: string): JsonKind<string> {
+  if (!SQL_NAME.test(word)) throw new Error(`"${word}" is not a plain word`);
+  return {
+    sql: (column) => `${column} = '${word}'`,
+    fromText: (value) => (value === word ? 'true' : 'false'),
+    fromValue: (value) => value === word,
+  };
+}
+
+/**
+ * One key of the JSON: the column it is written from (by its name in Source), its kind, and,
+ * for a column that can be null, `optional`: the key is then left out when the value is null.
+ */
+export type JsonField<Source> = {
+  [Name in keyof Source & string]: {
+    /** The JSON key; the column's name when omitted. */
+    key?: string;
+    from: Name;
+    kind: JsonKind<NonNullable<Source[Name]>>;
+  } & (null extends Source[Name] ? { optional: true } : { optional?: never });
+}[keyof Source & string];
+
+/** The renderings of one resource's JSON; see the top of this file. */
+export interface ResourceJson<Source, View> {
+  /**
+   * The select list a statement answers the resource with: each column under its name in
+   * Source (`pet_id AS "petId"`), in the definition's order (the order fromText reads a row
+   * in). `table` qualifies each column: a table, or a CTE with the table's columns.
+   */
+  columns: (table?: string) => string;
+  /** PostgreSQL's rendering, of type json, of the row named `row` that has columns(). */
+  sql: (row: string) => string;
+  /** Node's rendering: the object an answer serialises, keys in the JSON's order. */
+  view: (source: Source) => View;
+  /** Node's rendering of a row of columns() in PostgreSQL's text: sql()'s exact text. */
+  fromText: (row: TextRow) => string;
+}
+
+/** A name written into SQL unquoted: a plain lower-case identifier. */
+const SQL_NAME = /^[a-z_][a-z0-9_]*$/;
+/** A JSON key or a column's name in Source, written into SQL as a literal or a quoted name. */
+const KEY = /^[A-Za-z][A-Za-z0-9]*$/;
+
+const quoted = (name: string): string => (SQL_NAME.test(name) ? name : `"${name}"`);
+
+/**
+ * A resource's JSON from its definition. `columns` maps each of Source's names to the table's
+ * column, in the order statements select them; `fields` are the JSON's keys in the order
+ * answers write them. View is the DTO the fields describe (the unit test holds each resource's
+ * view to its DTO).
+ */
+export function resourceJson<Source, View>(
+  columns: { readonly [Name in keyof Source & string]: string },
+  fields: ReadonlyArray<JsonField<Source>>,
+): ResourceJson<Source, View> {
+  const names = Object.keys(columns) as Array<keyof Source & string>;
+  for (const name of names) {
+    if (!KEY.test(name) || !SQL_NAME.test(columns[name])) {
+      throw new Error(`column ${name} (${columns[name]}) is not a plain name`);
+    }
+  }
+  const entries = fields.map((field) => {
+    const key = field.key ?? field.from;
+    if (!KEY.test(key)) throw new Error(`"${key}" is not a plain JSON key`);
+    return {
+      key,
+      from: field.from,
+      kind: field.kind,
+      optional: field.optional === true,
+      /** The column's position in a row of columns(). */
+      at: names.indexOf(field.from),
+      /** `"key":`, as the JSON text writes it. */
+      label: `${JSON.stringify(key)}:`,
+    };
+  });
+
+  const selectList = (table: string | undefined): string => {
+    const prefix = table === undefined ? '' : `${table}.`;
+    return names
+      .map((name) =>
+        columns[name] === name
+          ? `${prefix}${name}`
+          : `${prefix}${columns[name]} AS ${quoted(name)}`,
+      )
+      .join(', ');
+  };
+  // json_strip_nulls leaves the optional keys out when null (no other column can be: they are
+  // NOT NULL), and writes the text compact, as JSON.stringify does.
+  const jsonOf = (row: string): string =>
+    `json_strip_nulls(json_build_object(${entries
+      .map(({ key, from, kind }) => `'${key}', ${kind.sql(`${row}.${quoted(from)}`)}`)
+      .join(', ')}))`;
+
+  return {
+    // Statements are built per request from a few names: each text is made once.
+    columns: memoized(selectList),
+    sql: memoized(jsonOf),
+
+    view: (source) => {
+      const view: Record<string, JsonValue> = {};
+      for (const { key, from, kind, optional } of entries) {
+        const value = source[from];
+        if (value === null || value === undefined) {
+          if (optional) continue;
+          throw new Error(`${key} has no value`);
+        }
+        view[key] = kind.fromValue(value);
+      }
+      return view as View;
+    },
+
+    fromText: (row) => {
+      let json = '';
+      for (const { label, at, kind, optional } of entries) {
+        const value = row[at];
+        if (value === null) {
+          if (optional) continue;
+          throw new Error(`${label} has no value`);
+        }
+        json += `${json === '' ? '{' : ','}${label}${kind.fromText(value)}`;
+      }
+      return json === '' ? '{}' : `${json}}`;
+    },
+  };
+}
+
+/** `make`, remembering its result for each argument (a handful of SQL names). */
+function memoized<Argument>(make: (argument: Argument) => string): (argument: Argument) => string {
+  const made = new Map<Argument, string>();
+  return (argument) => {
+    let text = made.get(argument);
+    if (text === undefined) {
+      text = make(argument);
+      made.set(argument, text);
+    }
+    return text;
+  };
+}
+
+/**
+ * The elements of a one-dimensional text[] as PostgreSQL writes it: `{a,b}`, an element in
+ * double quotes (with `\` escaping `"` and `\`) when it is empty, holds a delimiter, a quote, a
+ * backslash or white space, or reads NULL. A NULL element is refused: no string array holds one.
+ */
+export function parseTextArray(value: string): string[] {
+  if (value[0] !== '{' || value[value.length - 1] !== '}') {
+    throw new Error(`unexpected text[] text: ${value}`);
+  }
+  const elements: string[] = [];
+  let at = 1;
+  while (at < value.length - 1) {
+    let element = '';
+    if (value[at] === '"') {
+      at++;
+      while (value[at] !== '"') {
+        if (value[at] === '\\') at++;
+        if (at >= value.length) throw new Error(`unexpected text[] text: ${value}`);
+        element += value[at++];
+      }
+      at++;
+    } else {
+      const end = value.slice(at).search(/[,}]/) + at;
+      element = value.slice(at, end);
+      if (element === 'NULL') throw new Error('a text[] with a NULL element is not a string array');
+      at = end;
+    }
+    elements.push(element);
+    // Past the delimiter, or onto the closing brace.
+    if (value[at] === ',') at++;
+  }
+  return elements;
+}
