@@ -89,12 +89,12 @@ const SNAPSHOTS: Snapshot[] = [
       {
         builder: 'insertForExistingPet',
         title: 'placeOrder',
-        made: orderStatements.insertForExistingPet(7, 2, at('2026-12-01T08:30:00.000Z')),
+        made: orderStatements.insertForExistingPet('7', 2, at('2026-12-01T08:30:00.000Z')),
       },
       {
         builder: 'insertForExistingPet',
         title: 'placeOrder under an Idempotency-Key',
-        made: orderStatements.insertForExistingPet(7, 2, null, [
+        made: orderStatements.insertForExistingPet('7', 2, null, [
           recording(orderJson('main'), '/v1/store/orders/'),
         ]),
       },

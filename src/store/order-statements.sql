@@ -29,7 +29,7 @@ ORDER BY id ASC LIMIT $5)) AS page ORDER BY id ASC LIMIT $5;
 SELECT id, pet_id AS "petId", quantity, ship_date AS "shipDate", status FROM orders WHERE id = $1;
 
 -- insertForExistingPet: placeOrder
--- parameters: 7, 2, "2026-12-01T08:30:00.000Z"
+-- parameters: "7", 2, "2026-12-01T08:30:00.000Z"
 WITH main AS (INSERT INTO orders (pet_id, quantity, ship_date)
               SELECT id, $2, $3 FROM pets WHERE id = $1 AND TRUE
               RETURNING id, pet_id AS "petId", quantity, ship_date AS "shipDate", status),
@@ -44,7 +44,7 @@ webhook_outbox AS (INSERT INTO webhook_deliveries (subscription_id, event_id, ev
 SELECT main.* FROM (SELECT) AS one LEFT JOIN main ON true;
 
 -- insertForExistingPet: placeOrder under an Idempotency-Key
--- parameters: 7, 2, NULL, "11", "6f1c3b0e-1d2a-4c5b-9e8f-7a6b5c4d3e2f", 409, "{\"code\":\"…\",\"message\":\"…\",\"status\":409}", "/v1/store/orders/", 86400
+-- parameters: "7", 2, NULL, "11", "6f1c3b0e-1d2a-4c5b-9e8f-7a6b5c4d3e2f", 409, "{\"code\":\"…\",\"message\":\"…\",\"status\":409}", "/v1/store/orders/", 86400
 WITH idempotency_guard AS MATERIALIZED (SELECT id FROM idempotency_keys WHERE id = $4 AND lock_token = $5 FOR UPDATE),
 main AS (INSERT INTO orders (pet_id, quantity, ship_date)
               SELECT id, $2, $3 FROM pets WHERE id = $1 AND EXISTS (SELECT 1 FROM idempotency_guard)

@@ -67,7 +67,7 @@ export const orderStatements = {
    * the same statement; their outputs are answered by name.
    */
   insertForExistingPet(
-    petId: number,
+    petId: string,
     quantity: number,
     shipDate: Date | null,
     companions: readonly Companion[] = [],
