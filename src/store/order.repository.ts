@@ -3,11 +3,11 @@ import type { Readable } from 'node:stream';
 import type pg from 'pg';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { ServiceUnavailableError } from '../common/errors/domain-error.js';
 import type { AppConfig } from '../config/app-config.js';
 import { BatchedQueryStream } from '../database/batched-query-stream.js';
 import type { Companion } from '../database/companion-statements.js';
 import { runStatement } from '../database/statement.js';
+import { StreamSlots } from '../database/stream-slots.js';
 import { InjectConfig } from '../config/app-config.provider.js';
 import type { OrderListFilter } from './dto/order-list.query.js';
 import { OrderEntity, OrderStatus, type Order } from './order.entity.js';
@@ -47,10 +47,10 @@ function toOrder(row: OrderRow): Order {
 @Injectable()
 export class OrderRepository {
   private readonly db: AppConfig['db'];
-  private openStreams = 0;
 
   constructor(
     @InjectRepository(OrderEntity) private readonly orders: Repository<OrderEntity>,
+    private readonly streamSlots: StreamSlots,
     @InjectConfig() config: AppConfig,
   ) {
     this.db = config.db;
@@ -59,11 +59,10 @@ export class OrderRepository {
   /**
    * Every order by id, as one JSON array (OrderDto's JSON), rendered in Node from plain columns:
    * the text when the list fits in one statement, else a stream of its bytes (see
-   * BatchedQueryStream for the one-statement and the COPY paths). At most
-   * DB_MAX_STREAMS lists hold a cursor at once per instance, so long lists cannot take the whole
-   * pool: past that, 503 with Retry-After. A list that fits in one statement is not counted: it
-   * holds its connection no longer than any other query (and a 503 for it would make a balancer
-   * that retries on 503, like deploy/nginx, take the instance out of rotation).
+   * BatchedQueryStream for the one-statement and the COPY paths). A streamed list takes one of
+   * the StreamSlots (DB_MAX_STREAMS) or is a 503. A list that fits in one statement takes none:
+   * it holds its connection no longer than any other query (and a 503 for it would make a
+   * balancer that retries on 503, like deploy/nginx, take the instance out of rotation).
    */
   async listAllAsJson(): Promise<string | Readable> {
     const pool = (this.orders.manager.connection.driver as unknown as { master: pg.Pool }).master;
@@ -73,25 +72,9 @@ export class OrderRepository {
       statementTimeoutMs: this.db.statementTimeoutMs,
       streamTimeoutMs: this.db.streamTimeoutMs,
       renderRow: ORDER_JSON.fromText,
-      acquireCursorSlot: () => this.acquireCursorSlot(),
+      acquireCursorSlot: () => this.streamSlots.acquire(),
     });
     return (await stream.open()) ?? stream;
-  }
-
-  private acquireCursorSlot(): () => void {
-    if (this.openStreams >= this.db.maxStreams) {
-      throw new ServiceUnavailableError(
-        'Too many order lists are being sent right now; retry shortly.',
-        1,
-      );
-    }
-    this.openStreams++;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.openStreams--;
-    };
   }
 
   /** One page of v2 listOrders (see orderStatements.listPage). */
