@@ -13,7 +13,7 @@ import { createTestApp, startAppInstance, type TestApp } from './support/test-ap
 
 const CHALLENGE = 'Bearer realm="petstore"';
 const INVALID_TOKEN_CHALLENGE = 'Bearer realm="petstore", error="invalid_token"';
-/** Contract section 4: a revoked key stops working on every instance within 30 seconds. */
+/** docs/api.md: a revoked key stops working on every instance within 30 seconds. */
 const REVOCATION_DEADLINE_MS = 30_000;
 
 function sha256(text: string): string {

@@ -72,10 +72,10 @@ import { createTestApp, type TestApp } from './support/test-app.js';
 
 /*
  * Hostile input, property-based (fast-check): path ids, bodies, headers and query strings no
- * client should send, for every operation of the contract (and v2's lists' own parameters,
+ * client should send, for every operation of docs/api.md (and v2's lists' own parameters,
  * judged value by value). For every case: no 5xx; a 4xx is exactly the
- * Error body {code, message, status} with a contract code; a 4xx wrote nothing (every table
- * the API writes is compared before and after); a 2xx only where the contract allows it.
+ * Error body {code, message, status} with a code of docs/api.md; a 4xx wrote nothing (every table
+ * the API writes is compared before and after); a 2xx only where docs/api.md allows it.
  *
  * Seeded and bounded: every property runs with SEED (set HOSTILE_SEED to explore another
  * one) and a fixed number of runs, so a failure replays exactly and the file takes seconds.
@@ -100,7 +100,7 @@ const RUNS = {
 } as const;
 
 const SUCCESS_STATUSES = [200, 201, 204];
-/** Contract section 2: an Order's shipDate, like 2026-11-21T10:00:00.000Z. */
+/** docs/api.md: an Order's shipDate, like 2026-11-21T10:00:00.000Z. */
 const SHIP_DATE_FORMAT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 type Snapshot = Record<string, unknown[]>;
@@ -218,7 +218,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
     operationId: 'getOrderById' | 'shipOrder' | 'cancelOrder' | 'getPetById';
     method: Method;
     path: (segment: string) => string;
-    /** What a contract id answers, given what it names. */
+    /** What an id of docs/api.md answers, given what it names. */
     expected(target: OrderState | 'pet' | undefined): { status: number; code?: string };
     /** The state the order must be in afterwards, when the answer is a success. */
     after?: (state: OrderState) => OrderState;
@@ -427,7 +427,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
               }
               countStatus(count, sent.res);
               const { res, segment, received, before } = sent;
-              // Contract section 4: authentication is checked before anything else is looked at.
+              // docs/api.md: authentication is checked before anything else is looked at.
               expectError(res, 401, 'UNAUTHORIZED', [segment, received ?? '']);
               t.spec.check(operation.operationId, res);
               expect(await dataSnapshot(t.db)).toEqual(before);
@@ -619,7 +619,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
               countStatus(count, res);
               expectSaneAnswer(res);
 
-              // X-Request-Id: the caller's when sane, else a generated one (section 7).
+              // X-Request-Id: the caller's when sane, else a generated one (docs/operating.md).
               const sentId = requestId === undefined ? undefined : receivedHeaderValue(requestId);
               if (sentId !== undefined && SANE_REQUEST_ID.test(sentId)) {
                 expect(res.headers['x-request-id']).toBe(sentId);
@@ -799,10 +799,10 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
     });
 
     /*
-     * v2's two lists, from their real parameter names (contract section 9, docs/api.md
+     * v2's two lists, from their real parameter names (docs/api.md
      * "Pages"): valid values, near-misses and junk in any combination and order, judged by
      * judgeListQuery from the docs alone. A valid query must answer exactly the page the
-     * contract says; any other, 400 naming a parameter that is wrong.
+     * docs say; any other, 400 naming a parameter that is wrong.
      */
     describe('v2 list parameters', () => {
       let context: ListQueryContext;
@@ -1016,7 +1016,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
         );
         return rows.map((row) => {
           const shipDate = row.ship_date === null ? undefined : parseListDateTime(row.ship_date)!;
-          // Contract section 2: UTC with milliseconds (the microseconds cut).
+          // docs/api.md: UTC with milliseconds (the microseconds cut).
           const millis =
             shipDate === undefined ? undefined : shipDate - (((shipDate % 1000n) + 1000n) % 1000n);
           return {
@@ -1036,7 +1036,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
         });
       }
 
-      /** Does `item` match the filters of `binding` (section 9: all must hold)? */
+      /** Does `item` match the filters of `binding` (all must hold)? */
       const matches = (item: ListItem, binding: ListBinding): boolean =>
         (binding.statuses === undefined || binding.statuses.includes(item.status!)) &&
         (binding.petId === undefined || binding.petId === item.petId) &&
@@ -1044,7 +1044,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
           (item.shipDate !== undefined && item.shipDate >= binding.from)) &&
         (binding.to === undefined || (item.shipDate !== undefined && item.shipDate < binding.to));
 
-      /** A valid query: 200 and exactly its page, with nextCursor and Link as section 9 has them. */
+      /** A valid query: 200 and exactly its page, with nextCursor and Link as docs/api.md has them. */
       async function expectPage(
         rules: ListRules,
         query: string,
@@ -1160,7 +1160,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
       }
 
       it.each([LIST_ORDERS_V2, LIST_CATEGORIES_V2])(
-        `v2 $operationId: its own parameters (valid, near-miss, repeated, issued and altered cursors), unknown names and junk, in any order: valid answers 200 with exactly the page section 9 says (filters, order, limit, cursor, Link), anything else 400 VALIDATION_FAILED naming a bad parameter; never 5xx, nothing written (${RUNS.listQueries} runs)`,
+        `v2 $operationId: its own parameters (valid, near-miss, repeated, issued and altered cursors), unknown names and junk, in any order: valid answers 200 with exactly the page docs/api.md says (filters, order, limit, cursor, Link), anything else 400 VALIDATION_FAILED naming a bad parameter; never 5xx, nothing written (${RUNS.listQueries} runs)`,
         async (rules) => {
           const count = tally(`v2 ${rules.operationId} query parameters`);
           let valid = 0;
@@ -1279,7 +1279,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
   /**
    * A complete body plus unknown fields: names that mean something to JavaScript objects
    * (__proto__, constructor, prototype, toString, ...), near-misses of the real names, random
-   * names, with any value. The contract: an unknown field is 400 VALIDATION_FAILED.
+   * names, with any value. docs/api.md: an unknown field is 400 VALIDATION_FAILED.
    */
   function unknownFieldBodies(fields: FieldValues): fc.Arbitrary<string> {
     const extra = fc.oneof(
@@ -1524,7 +1524,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
           ...(value.shipDate === undefined ? {} : { shipDate: expect.any(String) }),
         });
         if (value.shipDate !== undefined) {
-          // Contract section 2: ISO 8601 UTC with milliseconds, the instant that was sent.
+          // docs/api.md: ISO 8601 UTC with milliseconds, the instant that was sent.
           const shipDate = res.body.shipDate as string;
           const sent = shipDateInstant(value.shipDate as string);
           expect({ shipDate, format: SHIP_DATE_FORMAT.test(shipDate) }).toEqual({
@@ -1701,7 +1701,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
     return answers;
   }
 
-  /** Sends one body and checks the answer against the contract's verdict on it. */
+  /** Sends one body and checks the answer against docs/api.md's verdict on it. */
   async function checkBody(operation: BodyOperation, text: string, count: Tally): Promise<void> {
     count.runs++;
     await operation.prepare?.();
@@ -1737,7 +1737,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
       expectContractError(res, verdict.keys);
       expect(after).toEqual(before);
       if (verdict.kind === 'refused' && verdict.fields.length > 0) {
-        // Contract section 3: the message names the field (or the guard that refused it).
+        // docs/api.md: the message names the field (or the guard that refused it).
         const names = [...verdict.fields];
         if (verdict.keys.includes('__proto__')) names.push('__proto__');
         const parsed: unknown = JSON.parse(
@@ -1766,7 +1766,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
 
   describe('bodies (valid key, application/json)', () => {
     it.each(bodyOperations)(
-      `$operationId: its own fields with any values (wrong types, edges, unicode, NUL, lone surrogates, duplicate and escaped keys) answer as the contract says; a 4xx writes nothing (${RUNS.bodyFields} runs)`,
+      `$operationId: its own fields with any values (wrong types, edges, unicode, NUL, lone surrogates, duplicate and escaped keys) answer as docs/api.md says; a 4xx writes nothing (${RUNS.bodyFields} runs)`,
       async (operation) => {
         const count = tally(`${operation.operationId} body fields`);
         await fc.assert(
@@ -1813,11 +1813,11 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
   // -------------------------------------------------------------------------------------------
 
   describe('after all of it', () => {
-    it('every order and category the hostile input left behind still reads back as the contract says', async () => {
+    it('every order and category the hostile input left behind still reads back as docs/api.md says', async () => {
       // What was accepted above must not break the reads of every other client.
       const orders = await t.http.get('/v1/store/orders').set('Authorization', t.auth);
       expect(orders.status).toBe(200);
-      // Contract section 2: shipDate is ISO 8601 UTC with milliseconds, 2026-11-21T10:00:00.000Z.
+      // docs/api.md: shipDate is ISO 8601 UTC with milliseconds, 2026-11-21T10:00:00.000Z.
       const badShipDates = (orders.body as Array<{ shipDate?: string }>).filter(
         (order) => order.shipDate !== undefined && !SHIP_DATE_FORMAT.test(order.shipDate),
       );

@@ -20,7 +20,7 @@ interface BodyOperation {
 interface Answer {
   label: string;
   status: number;
-  /** The contract operation answering, checked against /docs-json; none for other routes. */
+  /** The documented operation answering, checked against /docs-json; none for other routes. */
   operationId?: string;
   send(): Test;
 }
@@ -187,11 +187,11 @@ describe('HTTP errors (e2e)', () => {
       });
 
       it('answers 400 MALFORMED_JSON for an empty body sent as application/json', async () => {
-        // Decided from the contract: a JSON body must be a JSON text (RFC 8259: one value), and
+        // Decided from docs/api.md: a JSON body must be a JSON text (RFC 8259: one value), and
         // zero bytes are not one: JSON.parse('') throws, so the body "is not parsable JSON"
-        // (section 6), exactly like a body of white space only, which the app already answers
+        // (docs/api.md, Errors), exactly like a body of white space only, which the app already answers
         // MALFORMED_JSON. body-parser maps an empty body to {} as a courtesy, which would turn
-        // the answer into VALIDATION_FAILED for missing fields; the contract leaves no room
+        // the answer into VALIDATION_FAILED for missing fields; docs/api.md leaves no room
         // for that special case.
         await expectRefused(
           () => post().set('Content-Type', JSON_TYPE).set('Content-Length', '0'),

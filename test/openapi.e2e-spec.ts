@@ -27,7 +27,7 @@ interface OpenApiDocument {
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
-/** The operations table of the contract (section 3): operationId → method and relative path. */
+/** The operations table of docs/api.md: operationId → method and relative path. */
 const CONTRACT_OPERATIONS = {
   listOrders: 'get /store/orders',
   placeOrder: 'post /store/orders',
@@ -54,7 +54,7 @@ function operationsOf(
   );
 }
 
-/** The component schemas shaped like the contract's Error: properties code, message, status. */
+/** The component schemas shaped like docs/api.md's Error: properties code, message, status. */
 function errorSchemas(document: OpenApiDocument) {
   return Object.entries(document.components?.schemas ?? {}).filter(
     ([, schema]) =>
@@ -88,7 +88,7 @@ describe('OpenAPI document and Swagger UI (e2e)', () => {
       expect(typeof res.body.info.title).toBe('string');
     });
 
-    it("documents exactly the contract's eight operations, at their methods and paths", () => {
+    it('documents exactly the eight operations of docs/api.md, at their methods and paths', () => {
       const documented = operationsOf(doc).map(({ id, method, path }) => [id, `${method} ${path}`]);
       expect(documented).toHaveLength(8);
       expect(Object.fromEntries(documented)).toEqual(CONTRACT_OPERATIONS);

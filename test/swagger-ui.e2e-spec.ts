@@ -6,7 +6,7 @@ import { launchChromium } from './support/browser.js';
 import { categoryRow, insertOrder, insertPet } from './support/factories.js';
 import { createTestApp, listeningOrigin, type TestApp } from './support/test-app.js';
 
-/** The operations table of the contract (section 3): operationId → method and relative path. */
+/** The operations table of docs/api.md: operationId → method and relative path. */
 const CONTRACT_OPERATIONS: Record<string, [method: string, path: string]> = {
   listOrders: ['GET', '/store/orders'],
   placeOrder: ['POST', '/store/orders'],
@@ -128,7 +128,7 @@ describe('Swagger UI at /docs in Chromium (e2e)', () => {
     // The first document offered, v2: each operation with its stability badge, as shown.
     await page.locator('.opblock-summary-operation-id', { hasText: /^listOrders$/ }).waitFor();
     v2Badges = await badgesByOperation();
-    // The v1 document, as a reader of the v1 contract chooses it in the top bar.
+    // The v1 document, as a reader of v1 chooses it in the top bar.
     await page.locator('.topbar select').selectOption({ label: 'v1' });
     await operation('getPetById').waitFor();
   }, 60_000);
@@ -188,7 +188,7 @@ describe('Swagger UI at /docs in Chromium (e2e)', () => {
   });
 
   it('shows a beta badge beside every v2 operation', () => {
-    // Exactly v2's operations, the webhooks' included (contract sections 3 and 11): one more or
+    // Exactly v2's operations, the webhooks' included (docs/api.md, docs/webhooks.md): one more or
     // one missing from the page fails here, so none goes unchecked.
     expect(Object.keys(v2Badges).sort()).toEqual(
       [
@@ -227,7 +227,7 @@ describe('Swagger UI at /docs in Chromium (e2e)', () => {
     await expect(badge.isVisible()).resolves.toBe(true);
   });
 
-  it('lists every operation of the contract, with getPetById marked deprecated', async () => {
+  it('lists every operation of docs/api.md, with getPetById marked deprecated', async () => {
     const shown = await page.locator('.opblock-summary-operation-id').allTextContents();
     expect(shown.map((id) => id.trim()).sort()).toEqual(Object.keys(CONTRACT_OPERATIONS).sort());
     for (const [operationId, [method, path]] of Object.entries(CONTRACT_OPERATIONS)) {

@@ -24,7 +24,7 @@ function operationsOf(document: OpenApiDocument): Array<[string, Operation]> {
   );
 }
 
-/** v2's operations (contract section 9): v1's store and category operations, no pet read. */
+/** v2's operations (docs/api.md, Pages): v1's store and category operations, no pet read. */
 const V2_OPERATIONS = {
   listOrders: 'get /store/orders',
   placeOrder: 'post /store/orders',

@@ -19,7 +19,7 @@ interface Page<T> {
 const LINK = /^<([^>]+)>; rel="next"$/;
 
 /**
- * v2's paged lists (contract section 9) on real PostgreSQL: walks that return exactly what one
+ * v2's paged lists (docs/api.md, Pages) on real PostgreSQL: walks that return exactly what one
  * unpaginated query would, under concurrent writes too; each filter's boundaries; every bad
  * parameter; cursors that were altered or reused elsewhere.
  */

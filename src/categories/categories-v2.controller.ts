@@ -19,7 +19,7 @@ import { CreateCategoryDto } from './dto/create-category.dto.js';
 const CategoryPageDto = PageDto(CategoryDto, 'CategoryPage', 'A page of categories, by id');
 
 /**
- * The category operations of v2 (contract section 9): v1's over the same service, with a
+ * The category operations of v2 (docs/api.md, Pages): v1's over the same service, with a
  * paged list. Every operation is beta until v2 is declared stable.
  */
 @ApiTags('categories')

@@ -12,7 +12,7 @@ export const CHANGELOG_PATHNAME = '/changelog';
 
 /**
  * The changelog as a minimal HTML page: the Markdown as written, escaped, in a `<pre>`. The
- * deprecation Link announces `type="text/html"` (contract section 5), and Keep a Changelog's
+ * deprecation Link announces `type="text/html"` (docs/api.md), and Keep a Changelog's
  * Markdown reads well as plain text, so no Markdown renderer (nor its dependencies) is needed.
  */
 export function changelogPage(markdown: string): string {

@@ -108,7 +108,7 @@ describe('loadConfig', () => {
     ).toBe(direct);
   });
 
-  it('reads the webhook settings: the contract default schedule, decimals, none', () => {
+  it('reads the webhook settings: the documented default schedule, decimals, none', () => {
     expect(loadConfig({}).webhooks).toEqual({
       dispatcherEnabled: true,
       allowPrivateTargets: false,

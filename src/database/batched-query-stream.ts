@@ -224,7 +224,7 @@ export class BatchedQueryStream extends Readable {
    * Ends an unfinished list. A COPY under way is cut by dropping its connection, never by
    * handing it back: a cancel request names a server session, not a statement, so one that
    * arrives after the COPY has ended would cancel whatever that session ran next, another
-   * request's query (the soak saw reads fail with "canceling statement due to user request").
+   * request's query, which would then fail with "canceling statement due to user request".
    * PostgreSQL aborts the transaction of a client that goes, and the cancel stops a statement
    * that is busy without writing; a late cancel then finds a session nobody uses. A transaction
    * with no COPY under way is rolled back and the connection kept, unless it does not answer

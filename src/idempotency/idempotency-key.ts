@@ -3,7 +3,7 @@ import { ValidationFailedError } from '../common/errors/domain-error.js';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 
-/** A key: 1 to 255 visible ASCII characters (contract section 10). */
+/** A key: 1 to 255 visible ASCII characters (docs/api.md, Idempotency-Key). */
 const KEY = /^[\x21-\x7e]{1,255}$/;
 /** The draft's quoted form, an RFC 8941 sf-string: `"` … `"`, with `\"` and `\\` escapes. */
 const QUOTED = /^"((?:[^"\\]|\\["\\])*)"$/;
@@ -58,7 +58,7 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** What "the same request" means (contract section 10): the SHA-256 of the canonical body. */
+/** What "the same request" means (docs/api.md, Idempotency-Key): the SHA-256 of the canonical body. */
 export function requestFingerprint(body: unknown): Buffer {
   return createHash('sha256').update(canonicalJson(body)).digest();
 }

@@ -2,7 +2,7 @@ import { DomainError } from '../common/errors/domain-error.js';
 import { ErrorCode } from '../common/errors/error-code.js';
 import { IDEMPOTENCY_KEY_HEADER } from './idempotency-key.js';
 
-/** The first request with this key is still running: retry in a second (contract section 10). */
+/** The first request with this key is still running: retry in a second (docs/api.md, Idempotency-Key). */
 export class IdempotencyKeyInUseError extends DomainError {
   constructor() {
     super(

@@ -4,7 +4,7 @@ import { IdempotencyRepository } from './idempotency.repository.js';
 import { IdempotencyService } from './idempotency.service.js';
 import { IdempotencyInterceptor } from './idempotent.decorator.js';
 
-/** Idempotency-Key for the operations that create (contract section 10). */
+/** Idempotency-Key for the operations that create (docs/api.md, Idempotency-Key). */
 @Module({
   providers: [IdempotencyRepository, IdempotencyService, IdempotencyInterceptor, IdempotencyPurge],
   exports: [IdempotencyService, IdempotencyInterceptor],

@@ -8,7 +8,7 @@ import {
   type AnswerToRecord,
 } from './idempotency-statements.js';
 
-/** Whose key it is: the API key, the version and the operation (contract section 10). */
+/** Whose key it is: the API key, the version and the operation (docs/api.md, Idempotency-Key). */
 export interface IdempotencyScope {
   apiKeyId: number;
   version: string;

@@ -56,7 +56,7 @@ export class IdempotentAnswer {
 const MAX_CLAIM_ATTEMPTS = 3;
 
 /**
- * Idempotency-Key (contract section 10): claims a key, runs the create with a companion that
+ * Idempotency-Key (docs/api.md, Idempotency-Key): claims a key, runs the create with a companion that
  * records its answer in the same statement (one transaction, no extra round trip), and replays
  * remembered answers. An idempotent create costs one round trip more than a plain one: the claim.
  */

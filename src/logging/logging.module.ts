@@ -34,7 +34,7 @@ export function createHttpLogger(config: AppConfig): HttpLogger {
           target: 'pino-pretty',
           options: { singleLine: true, translateTime: 'SYS:HH:MM:ss.l' },
         })
-      : // Asynchronous writes to stdout: a request no longer waits for its log line's write()
+      : // Asynchronous writes to stdout: a request does not wait for its log line's write()
         // system call; lines written while one is in flight go out together in the next. No
         // minimum length, so a line still leaves at once on a quiet instance. pino flushes
         // what is pending synchronously when the process exits (its own exit handler).

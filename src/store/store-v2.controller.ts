@@ -25,7 +25,7 @@ import {
 import { StoreService } from './store.service.js';
 
 /**
- * The store operations of v2 (contract section 9): v1's operations and rules over the same
+ * The store operations of v2 (docs/api.md, Pages): v1's operations and rules over the same
  * service, with a paged, filtered list. Every operation is beta until v2 is declared stable.
  */
 const OrderPageDto = PageDto(OrderDto, 'OrderPage', 'A page of orders, by id');

@@ -1,4 +1,4 @@
-/** The event types (contract section 11): one per change that really happens. */
+/** The event types (docs/webhooks.md): one per change that really happens. */
 export const WEBHOOK_EVENT_TYPES = [
   'order.placed',
   'order.shipped',

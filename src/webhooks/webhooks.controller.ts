@@ -24,7 +24,7 @@ import {
 import { WebhooksService } from './webhooks.service.js';
 
 /**
- * Webhook subscriptions (contract section 11), v2 only and beta. Each belongs to the API key
+ * Webhook subscriptions (docs/webhooks.md), v2 only and beta. Each belongs to the API key
  * that made it: another key's is a 404 exactly like one that does not exist.
  */
 @ApiTags('webhooks')

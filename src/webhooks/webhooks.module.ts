@@ -8,7 +8,7 @@ import { WebhooksController } from './webhooks.controller.js';
 import { WebhooksService } from './webhooks.service.js';
 
 /**
- * Webhooks (contract section 11): the subscriptions API and the dispatcher. The features
+ * Webhooks (docs/webhooks.md): the subscriptions API and the dispatcher. The features
  * write their events through outbox.ts, inside their own statements; none calls this module.
  */
 @Module({

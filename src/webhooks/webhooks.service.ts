@@ -23,7 +23,7 @@ import {
 } from './webhook-subscription.repository.js';
 import { hostOf, resolveTarget, TargetError } from './webhook-target.js';
 
-/** Subscriptions per API key (contract section 11). */
+/** Subscriptions per API key (docs/webhooks.md). */
 export const WEBHOOKS_PER_KEY = 20;
 
 /** Anything but visible ASCII, and the characters RFC 3986 leaves out of every URL part. */

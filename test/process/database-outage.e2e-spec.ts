@@ -107,7 +107,7 @@ describe(`database outage (real processes), ${route}`, () => {
     expect((await timed(`${url}/v1/categories`)).status).toBe(200);
 
     await server.stop();
-    // The contract's reads, in v1 and v2.
+    // docs/api.md's reads, in v1 and v2.
     const v1 = ['/v1/categories', '/v1/store/orders', '/v1/store/orders/1', '/v1/pets/1'];
     const paths = [...v1, ...v1.slice(0, 3).map((path) => path.replace('/v1/', '/v2/'))];
     for (const [index, path] of paths.entries()) {

@@ -7,7 +7,7 @@ import { eventually, WebhookReceiver } from '../support/webhook-receiver.js';
 const KEY = `psk_${randomBytes(32).toString('base64url')}`;
 
 /**
- * Contract section 11: the secret never appears in a log. The built service in its own process,
+ * docs/webhooks.md: the secret never appears in a log. The built service in its own process,
  * logging at debug (everything it ever logs), through a subscription's whole life: created and
  * replayed (Idempotency-Key), read, listed, deliveries that fail (a receiver answering 500, a
  * refused connection) and are listed, then deleted.

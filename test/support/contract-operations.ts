@@ -5,7 +5,7 @@ import type { OpenApiValidator } from './openapi-validator.js';
 
 export type Method = 'get' | 'post' | 'delete';
 
-/** One operation of the contract's table, with a request it answers successfully. */
+/** One operation of docs/api.md's table, with a request it answers successfully. */
 export interface ContractOperation {
   operationId: string;
   /** The API version it is called in; its name in test titles (`listOrders`, `v2 listOrders`). */
@@ -29,7 +29,7 @@ export function specOf(
 }
 
 /**
- * The contract's eight v1 operations, then v2's seven (section 9: the same operations under
+ * The eight v1 operations of docs/api.md, then v2's seven (the same operations under
  * /v2, without the pet read). `fixture` is read only when a request is arranged: the database
  * and the pet exist once the suite's beforeAll has run.
  */
@@ -124,7 +124,7 @@ function v1Operations(
 }
 
 /**
- * v2's webhook operations (contract section 11), for the suites that cover every operation's
+ * v2's webhook operations (docs/webhooks.md), for the suites that cover every operation's
  * authentication. Their URL is a public address: test apps refuse private targets.
  */
 export function webhookOperations(fixture: () => { db: pg.Pool }): ContractOperation[] {

@@ -4,18 +4,18 @@ import { expectErrorResponse } from './http-assertions.js';
 
 /*
  * Building blocks of test/hostile-input.e2e-spec.ts: fast-check arbitraries for hostile path
- * ids, bodies, headers and v2 list query strings, and oracles that say, from the contract alone
+ * ids, bodies, headers and v2 list query strings, and oracles that say, from docs/api.md alone
  * (docs/api.md), what the API must answer to each.
  */
 
-/** Contract section 3: bodies over 16 KiB are 413. */
+/** docs/api.md: bodies over 16 KiB are 413. */
 export const MAX_BODY_BYTES = 16 * 1024;
-/** Contract section 3: path ids go up to 2^63 - 1. */
+/** docs/api.md: path ids go up to 2^63 - 1. */
 export const INT64_MAX = 9223372036854775807n;
 /** The X-Request-Id the app echoes as it is, and the shape of the ones it generates. */
 export const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Every 4xx code of contract section 6, with the statuses it may come with. */
+/** Every 4xx code of docs/api.md, Errors, with the statuses it may come with. */
 const CONTRACT_4XX = new Map<string, readonly number[]>([
   ['VALIDATION_FAILED', [400]],
   ['MALFORMED_JSON', [400]],
@@ -48,7 +48,7 @@ export function expectSaneAnswer(res: Response): void {
 
 /**
  * A 4xx answer: exactly `{code, message, status}`, `status` equal to the HTTP status, `code`
- * one of the contract's codes for that status, a message that leaks nothing
+ * one of docs/api.md's codes for that status, a message that leaks nothing
  * (expectErrorResponse). `echoes` is what the caller sent and the message may quote back (an
  * unknown field's name, a path parameter): it is cut out of the message before the leak check,
  * so a field named "/etc/passwd" is not taken for a leaked file path.
@@ -131,7 +131,7 @@ export const receivedHeaderValue = (value: string): string => value.replace(/^[ 
 // Path ids
 // ---------------------------------------------------------------------------------------------
 
-/** Contract section 3: decimal digits only, 1 .. 2^63 - 1 (no sign, no leading zero). */
+/** docs/api.md: decimal digits only, 1 .. 2^63 - 1 (no sign, no leading zero). */
 export function isContractId(text: string): boolean {
   return /^[1-9][0-9]*$/.test(text) && BigInt(text) <= INT64_MAX;
 }
@@ -359,11 +359,11 @@ export const wrongTypeText: fc.Arbitrary<string> = fc.oneof(
 // ---------------------------------------------------------------------------------------------
 
 /**
- * What the contract says of one body, sent with a valid key as application/json:
+ * What docs/api.md says of one body, sent with a valid key as application/json:
  * - refused: exactly this error;
  * - accepted: valid; the business outcome (201, 409, 422) is the caller's to decide;
- * - open: the contract does not decide between 400 VALIDATION_FAILED and "accepted".
- * `fields` are the top-level fields at fault, which the message must name (section 3).
+ * - open: docs/api.md does not decide between 400 VALIDATION_FAILED and "accepted".
+ * `fields` are the top-level fields at fault, which the message must name.
  */
 export type BodyVerdict = (
   | { kind: 'refused'; status: number; code: string; fields: string[]; keys: string[] }
@@ -460,13 +460,13 @@ const RFC3339 =
   /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:Z|([+-])(\d{2}):(\d{2}))$/;
 
 /**
- * placeOrder's optional `shipDate`. The contract shows only the Order's form (UTC with
+ * placeOrder's optional `shipDate`. docs/api.md shows only the Order's form (UTC with
  * milliseconds); for input it takes an ISO 8601 date-time with an offset. A strict RFC 3339
  * date-time of a real calendar day from year 0100, whose instant lies in years 1..9999 UTC,
  * is valid; what is not a string, or not a date-time at all, is a wrong type; the rest (leap
  * seconds, lower-case `t`, no seconds, years 0000-0099, instants past year 9999 once the offset
- * is applied, ...) is open: refused, or accepted and then answered as a contract Order (the
- * caller checks the 201: its shipDate must have the contract's form).
+ * is applied, ...) is open: refused, or accepted and then answered as an Order of docs/api.md (the
+ * caller checks the 201: its shipDate must have docs/api.md's form).
  */
 export function checkShipDate(value: unknown): FieldCheck {
   if (value === undefined) return 'ok';
@@ -486,7 +486,7 @@ export function checkShipDate(value: unknown): FieldCheck {
   if (second === 60) return 'open';
   if (second > 59 || offsetHours > 23 || offsetMinutes > 59) return 'bad';
   // Years 0000-0099 as written: ISO 8601 allows them by agreement only, and many parsers
-  // read two-digit years; the contract sets no range.
+  // read two-digit years; docs/api.md sets no range.
   if (year < 100) return 'open';
   const sign = match[8] === '-' ? -1 : 1;
   const utc = new Date(0);
@@ -527,7 +527,7 @@ export const PLACE_ORDER_RULES: BodyRules = {
 
 /**
  * A category's or a subscription's optional description: a string of at most 500 characters
- * that PostgreSQL can store. The contract says nothing of other control characters: open.
+ * that PostgreSQL can store. docs/api.md says nothing of other control characters: open.
  */
 function optionalDescription(value: unknown): FieldCheck {
   if (value === undefined) return 'ok';
@@ -554,7 +554,7 @@ export const CREATE_CATEGORY_RULES: BodyRules = {
   },
 };
 
-/** Webhook event types (contract section 11). */
+/** Webhook event types (docs/webhooks.md). */
 export const WEBHOOK_EVENT_TYPES = [
   'order.placed',
   'order.shipped',
@@ -563,7 +563,7 @@ export const WEBHOOK_EVENT_TYPES = [
 ];
 
 /**
- * Hosts a webhook URL is generated with, as written, and what the contract says of each when
+ * Hosts a webhook URL is generated with, as written, and what docs/api.md says of each when
  * private targets are not allowed: public addresses are fine; loopback, private, link-local,
  * unique-local and unspecified ones (in any spelling the URL parser accepts), and names that
  * resolve to them, are refused; `.invalid` names never resolve (RFC 6761): refused too.
@@ -597,7 +597,7 @@ const WEBHOOK_HOST_VERDICTS = new Map(
 const URL_UNSAFE = /[<>"{}|\\^`]/;
 
 /**
- * createWebhook's `url` (contract section 11): an absolute http or https URL of at most 2048
+ * createWebhook's `url` (docs/webhooks.md): an absolute http or https URL of at most 2048
  * characters, without user information, whose host is not private. As docs/api.md has it, it
  * is written as RFC 3986 has it (visible ASCII, `http(s)://`). A host the table above does not
  * know (a mutated one) is open: refused, or accepted if DNS happens to resolve it publicly.
@@ -657,7 +657,7 @@ export const headerText = (maxLength: number): fc.Arbitrary<string> =>
     { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength }) },
   );
 
-/** What Node's client sends of a Content-Type value, and how the contract judges it. */
+/** What Node's client sends of a Content-Type value, and how docs/api.md judges it. */
 export interface ContentTypeCase {
   /** undefined: no Content-Type header at all. */
   value: string | undefined;
@@ -828,9 +828,9 @@ export function authorizationValues(c: AuthorizationCase, key: string): string[]
 }
 
 /**
- * Contract section 4: `Authorization: Bearer <API_KEY>`, scheme word in any case. RFC 9110
+ * docs/api.md: `Authorization: Bearer <API_KEY>`, scheme word in any case. RFC 9110
  * 11.4: scheme, one or more spaces, the credentials. Leading and trailing spaces and tabs are
- * not part of a header's value. Several Authorization headers are not a form the contract
+ * not part of a header's value. Several Authorization headers are not a form docs/api.md
  * knows: either answer is acceptable (`undefined`).
  */
 export function judgeAuthorization(
@@ -917,7 +917,7 @@ export const idempotencyKeyValue: fc.Arbitrary<string> = fc.oneof(
 );
 
 /**
- * The key the service must read from a sent value (contract section 10), or undefined when
+ * The key the service must read from a sent value (docs/api.md, Idempotency-Key), or undefined when
  * the value must be refused with 400: 1 to 255 characters 0x21-0x7E; `"…"` is the quoted form
  * (an RFC 8941 string: `\"` and `\\` escapes), whose content must be such a key.
  */
@@ -946,7 +946,7 @@ export function judgeIdempotencyKey(sent: string): string | undefined {
 // ---------------------------------------------------------------------------------------------
 
 /*
- * The query parameters of v2's two lists, judged from the contract (section 9) and
+ * The query parameters of v2's two lists, judged from docs/api.md (Pages) and
  * docs/api.md ("Pages") alone: names, values, repeats, the ship-date range and cursors. The
  * service's own parsers are deliberately not used: this is a second reading of the same rules.
  */
@@ -1156,7 +1156,7 @@ export function writeDateTime(
 }
 
 /**
- * What the contract says of one query string on a v2 list: valid (with the page it must
+ * What docs/api.md says of one query string on a v2 list: valid (with the page it must
  * answer), or invalid with every parameter that makes it so (the message must name one).
  * `issued` holds every cursor the service answered so far, with what it was answered for.
  */

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Response } from 'supertest';
 
 /**
- * What an error message must never carry (contract section 2, Error): a stack frame, SQL or
+ * What an error message must never carry (docs/api.md, Errors): a stack frame, SQL or
  * a database error text, a file path. Secrets are checked by the tests that sent them.
  */
 const LEAKS: Array<[string, RegExp]> = [
@@ -15,7 +15,7 @@ const LEAKS: Array<[string, RegExp]> = [
 ];
 
 /**
- * The Error body of contract section 2: JSON, exactly `{code, message, status}`, `status`
+ * The Error body of docs/api.md: JSON, exactly `{code, message, status}`, `status`
  * equal to the HTTP status, and a message that leaks nothing.
  */
 export function expectErrorResponse(res: Response, status: number, code: string): void {

@@ -15,7 +15,7 @@ type SchemaNode = { [key: string]: unknown };
 /**
  * Checks responses against one of the service's own documents (/docs-json, /openapi/v2.json), so the document cannot drift from
  * behaviour: the status must be documented for the operation, and the body must match its
- * schema with no keys beyond the documented ones (the contract says "exactly these keys").
+ * schema with no keys beyond the documented ones (docs/api.md says "exactly these keys").
  */
 export class OpenApiValidator {
   private readonly ajv = new Ajv({ strict: false, allErrors: true });

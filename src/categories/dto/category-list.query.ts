@@ -6,7 +6,7 @@ import {
   type PageQuery,
 } from '../../common/pagination/page-query.js';
 
-/** The query string of v2 listCategories: limit, cursor and order alone (contract section 9). */
+/** The query string of v2 listCategories: limit, cursor and order alone (docs/api.md, Pages). */
 @Injectable()
 export class CategoryListQueryPipe implements PipeTransform<unknown, PageQuery> {
   transform(query: unknown): PageQuery {

@@ -82,7 +82,7 @@ const CODE_HEADERS: Partial<Record<ErrorCode, HeadersObject>> = {
   },
 };
 
-/** Sent on an answer replayed for an Idempotency-Key (contract section 10). */
+/** Sent on an answer replayed for an Idempotency-Key (docs/api.md, Idempotency-Key). */
 export const IDEMPOTENT_REPLAYED_HEADER: HeadersObject = {
   'Idempotent-Replayed': {
     description:
@@ -93,7 +93,7 @@ export const IDEMPOTENT_REPLAYED_HEADER: HeadersObject = {
 
 /**
  * The refusals an idempotent operation remembers and replays: its own, from its statement
- * (contract section 10). An operation that documents IDEMPOTENCY_KEY_REUSED takes an
+ * (docs/api.md, Idempotency-Key). An operation that documents IDEMPOTENCY_KEY_REUSED takes an
  * Idempotency-Key.
  */
 const REPLAYED_ERROR_CODES = new Set([

@@ -1,6 +1,6 @@
 import { HttpStatus } from '@nestjs/common';
 
-/** Every machine-readable `code` the API can answer with (contract section 6). */
+/** Every machine-readable `code` the API can answer with (docs/api.md, Errors). */
 export enum ErrorCode {
   VALIDATION_FAILED = 'VALIDATION_FAILED',
   MALFORMED_JSON = 'MALFORMED_JSON',

@@ -2,10 +2,10 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiExtension, ApiParam, ApiProperty } from '@nestjs/swagger';
 import type { ApiVersion } from '../api-version.js';
 
-/** Marks an operation added beyond the original interface (contract: may still change). */
+/** Marks an operation added beyond the original interface (may still change; docs/api.md). */
 export const Experimental = (): MethodDecorator => ApiExtension('x-stability', 'experimental');
 
-/** Marks a v2 operation: v2 may still change until it is declared stable (contract section 9). */
+/** Marks a v2 operation: v2 may still change until it is declared stable (docs/api.md, Pages). */
 export const Beta = (): MethodDecorator => ApiExtension('x-stability', 'beta');
 
 /**

@@ -34,9 +34,9 @@ export function clientErrorAnswer(error: NodeJS.ErrnoException): ErrorDto | unde
 }
 
 /**
- * Answers what the HTTP parser refuses with the JSON Error body (contract section 6) and closes
+ * Answers what the HTTP parser refuses with the JSON Error body (docs/api.md, Errors) and closes
  * the connection: the parser cannot find the next request's start after an error. The request
- * timeout keeps Node's own 408, which the contract gives no code.
+ * timeout keeps Node's own 408, for which docs/api.md has no code.
  */
 export function answerClientErrorsWithJson(server: Server): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {

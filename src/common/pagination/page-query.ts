@@ -1,6 +1,6 @@
 import { ValidationFailedError } from '../errors/domain-error.js';
 
-/** How a list is cut into pages: by id, from a cursor, in an order (contract section 9). */
+/** How a list is cut into pages: by id, from a cursor, in an order (docs/api.md, Pages). */
 export interface PageQuery {
   limit: number;
   /** A nextCursor from an earlier page of the same query, still unverified. */
@@ -13,7 +13,7 @@ export const PAGE_QUERY_PARAMETERS = ['limit', 'cursor', 'order'] as const;
 
 /**
  * The query string as the list operations accept it: only the parameters named, each at most
- * once and never empty (contract section 9). Every refusal names the parameter.
+ * once and never empty (docs/api.md, Pages). Every refusal names the parameter.
  */
 export class QueryParameters {
   private readonly values = new Map<string, string>();

@@ -7,7 +7,7 @@ import { InjectConfig } from '../../config/app-config.provider.js';
 import { CursorCodec, type CursorBinding } from './cursor-codec.js';
 import type { PageQuery } from './page-query.js';
 
-/** A page as the API answers it: exactly these two keys (contract section 9). */
+/** A page as the API answers it: exactly these two keys (docs/api.md, Pages). */
 export interface Page<T> {
   data: T[];
   nextCursor: string | null;

@@ -43,7 +43,7 @@ const PARAMETERS = [
 ] as const;
 
 /**
- * The query string of v2 listOrders (contract section 9), checked whole: unknown, repeated or
+ * The query string of v2 listOrders (docs/api.md, Pages), checked whole: unknown, repeated or
  * empty parameters and values out of range are 400 VALIDATION_FAILED naming the parameter.
  */
 @Injectable()
