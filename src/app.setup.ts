@@ -8,6 +8,7 @@ import { API_VERSION_PREFIXES, type ApiVersion } from './common/api-version.js';
 import { answerRouteNotFound } from './common/errors/all-exceptions.filter.js';
 import { answerClientErrorsWithJson } from './common/http/client-error.js';
 import { corsOptions } from './common/http/cors.js';
+import { sendJsonExactly } from './common/http/exact-int64.js';
 import { requestIdMiddleware } from './common/http/request-id.middleware.js';
 import { securityHeaders } from './common/http/security-headers.js';
 import { createValidationPipe } from './common/http/validation.pipe.js';
@@ -33,6 +34,8 @@ export async function configureApp(
 ): Promise<Record<ApiVersion, OpenAPIObject>> {
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
+  // Ids beyond 2^53 (pets stored by operators) are answered digit for digit.
+  sendJsonExactly(app.getHttpAdapter().getInstance());
   // Requests Node's parser refuses (headers too large, not HTTP) get the Error body too.
   answerClientErrorsWithJson(app.getHttpServer());
   // A JSON API whose clients do not revalidate: hashing every body for an ETag is waste.

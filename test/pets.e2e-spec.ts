@@ -76,6 +76,17 @@ describe('pets (e2e)', () => {
       expect(res.body).toEqual({ id: petId, name: `Pet ${status}`, status });
     });
 
+    it('answers a pet whose id is above 2^53 with its id digit for digit', async () => {
+      const id = '9223372036854775806';
+      await t.db.query(
+        `INSERT INTO pets (id, name, status) OVERRIDING SYSTEM VALUE VALUES ($1, 'Last', 'sold')`,
+        [id],
+      );
+      const res = await t.http.get(`/v1/pets/${id}`).set('Authorization', t.auth).expect(200);
+      t.spec.check('getPetById', res);
+      expect(res.text).toBe(`{"id":${id},"name":"Last","status":"sold"}`);
+    });
+
     it.each(['123456789', '9007199254740993', '9223372036854775807'])(
       'answers 404 PET_NOT_FOUND for absent id %s, with the deprecation headers',
       async (id) => {

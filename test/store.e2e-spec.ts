@@ -97,7 +97,7 @@ describe('store orders (e2e)', () => {
       expect(await countRows(t.db, 'orders')).toBe(before);
     });
 
-    it('takes a pet id above 2^53 exactly, from the body to the database', async () => {
+    it('takes a pet id above 2^53 exactly, from the body to the database and back', async () => {
       // 2^53 + 1: JSON.parse reads it as 2^53, a pet that must not be chosen instead.
       const bigId = '9007199254740993';
       await t.db.query(
@@ -112,11 +112,34 @@ describe('store orders (e2e)', () => {
         .send(`{"petId": ${bigId}, "quantity": 1}`)
         .expect(201);
       t.spec.check('placeOrder', res);
+      expect(res.text).toContain(`"petId":${bigId},`);
       const { rows } = await t.db.query<{ petId: string }>(
         'SELECT pet_id::text AS "petId" FROM orders WHERE id = $1',
         [res.body.id],
       );
       expect(rows).toEqual([{ petId: bigId }]);
+      // Every way an order is answered: read, shipped, listed in v1 and in v2, created under a key.
+      const read = await t.http.get(res.headers.location).set('Authorization', t.auth).expect(200);
+      const shipped = await t.http
+        .post(`${res.headers.location}/ship`)
+        .set('Authorization', t.auth)
+        .expect(200);
+      const v1List = await t.http.get('/v1/store/orders').set('Authorization', t.auth).expect(200);
+      const v2Page = await t.http
+        .get(`/v2/store/orders?petId=${bigId}`)
+        .set('Authorization', t.auth)
+        .expect(200);
+      const keyed = await t.http
+        .post('/v1/store/orders')
+        .set('Authorization', t.auth)
+        .set('Idempotency-Key', `big-pet-${Date.now()}`)
+        .set('Content-Type', 'application/json')
+        .send(`{"petId": ${bigId}, "quantity": 2}`)
+        .expect(201);
+      for (const answer of [read, shipped, v1List, v2Page, keyed]) {
+        expect(answer.text).toContain(`"petId":${bigId},`);
+      }
+      expect(v2Page.body.data).toHaveLength(1);
     });
 
     const range = (field: string, max: string) => `${field} must be from 1 to ${max}`;

@@ -1,3 +1,4 @@
+import type { ExactInt64, Int64Id } from '../common/http/exact-int64.js';
 import type { TextRow } from './batched-query-stream.js';
 import { isoFromTimestamptz } from './timestamptz.js';
 
@@ -13,8 +14,8 @@ import { isoFromTimestamptz } from './timestamptz.js';
  * and test/resource-json.e2e-spec.ts hold them to it).
  */
 
-/** A value of a resource's JSON as Node holds it, for JSON.stringify. */
-export type JsonValue = number | string | boolean | readonly string[];
+/** A value of a resource's JSON as Node holds it, for JSON.stringify (see stringifyExactly). */
+export type JsonValue = number | ExactInt64 | string | boolean | readonly string[];
 
 /** How one kind of column is written in JSON: the same text from PostgreSQL and from Node. */
 export interface JsonKind<Value> {
@@ -32,6 +33,16 @@ export interface JsonKind<Value> {
  * would still be written digit for digit.
  */
 export const integer: JsonKind<number> = {
+  sql: (column) => column,
+  fromText: (text) => text,
+  fromValue: (value) => value,
+};
+
+/**
+ * An int64 id the service did not assign (a pet's, which operators store): a number while
+ * exact, beyond 2^53 an ExactInt64, which answers write digit for digit.
+ */
+export const int64: JsonKind<Int64Id> = {
   sql: (column) => column,
   fromText: (text) => text,
   fromValue: (value) => value,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
+import { int64Id } from '../common/http/exact-int64.js';
 import { runStatement } from '../database/statement.js';
 import { PetEntity, type PetStatus, type PetWithCategory } from './pet.entity.js';
 import { petStatements } from './pet-statements.js';
@@ -21,7 +22,7 @@ export class PetRepository {
     const row = rows[0];
     if (!row) return null;
     return {
-      id: Number(row.id),
+      id: int64Id(row.id),
       name: row.name,
       status: row.status,
       category:

@@ -1,4 +1,11 @@
-import { equalTo, integer, resourceJson, text, timestamp } from '../database/resource-json.js';
+import {
+  equalTo,
+  int64,
+  integer,
+  resourceJson,
+  text,
+  timestamp,
+} from '../database/resource-json.js';
 import type { OrderDto } from './dto/order.dto.js';
 import { OrderStatus, type Order } from './order.entity.js';
 
@@ -12,7 +19,7 @@ export const ORDER_JSON = resourceJson<Order, OrderDto>(
   { id: 'id', petId: 'pet_id', quantity: 'quantity', shipDate: 'ship_date', status: 'status' },
   [
     { from: 'id', kind: integer },
-    { from: 'petId', kind: integer },
+    { from: 'petId', kind: int64 },
     { from: 'quantity', kind: integer },
     { from: 'shipDate', kind: timestamp, optional: true },
     { key: 'complete', from: 'status', kind: equalTo(OrderStatus.Shipped) },

@@ -1,5 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { bigintAsNumber } from '../database/column-transformers.js';
+import type { Int64Id } from '../common/http/exact-int64.js';
+import { bigintAsInt64Id, bigintAsNumber } from '../database/column-transformers.js';
 
 export enum OrderStatus {
   Pending = 'pending',
@@ -14,8 +15,8 @@ export class OrderEntity {
   @PrimaryColumn({ type: 'bigint', insert: false, update: false, transformer: bigintAsNumber })
   id: number;
 
-  @Column({ name: 'pet_id', type: 'bigint', transformer: bigintAsNumber })
-  petId: number;
+  @Column({ name: 'pet_id', type: 'bigint', transformer: bigintAsInt64Id })
+  petId: Int64Id;
 
   @Column({ type: 'integer' })
   quantity: number;

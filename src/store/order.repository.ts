@@ -6,6 +6,7 @@ import { Repository } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
 import { BatchedQueryStream } from '../database/batched-query-stream.js';
 import type { Companion } from '../database/companion-statements.js';
+import { int64Id } from '../common/http/exact-int64.js';
 import { runStatement } from '../database/statement.js';
 import { StreamSlots } from '../database/stream-slots.js';
 import { InjectConfig } from '../config/app-config.provider.js';
@@ -32,7 +33,7 @@ function toOrder(row: OrderRow): Order {
   // Ids stop at 2^53 - 1 (see the initial migration), so Number() is exact.
   return {
     id: Number(row.id),
-    petId: Number(row.petId),
+    petId: int64Id(row.petId),
     quantity: row.quantity,
     shipDate: row.shipDate,
     status: row.status,

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ApiIdProperty } from '../../common/http/api-decorators.js';
+import type { Int64Id } from '../../common/http/exact-int64.js';
 import { SAFE_TEXT_PATTERN } from '../../common/http/safe-text.validator.js';
 import { PetStatus, type PetWithCategory } from '../pet.entity.js';
 
@@ -16,7 +17,7 @@ export class PetCategoryDto {
 @ApiSchema({ name: 'Pet' })
 export class PetDto {
   @ApiIdProperty(7)
-  id: number;
+  id: Int64Id;
 
   @ApiProperty({ minLength: 1, maxLength: 100, example: 'Rex' })
   name: string;

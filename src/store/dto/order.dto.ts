@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ApiIdProperty } from '../../common/http/api-decorators.js';
+import type { Int64Id } from '../../common/http/exact-int64.js';
 import { OrderStatus, type Order } from '../order.entity.js';
 import { ORDER_JSON } from '../order-json.js';
 
@@ -9,7 +10,7 @@ export class OrderDto {
   id: number;
 
   @ApiIdProperty(7)
-  petId: number;
+  petId: Int64Id;
 
   @ApiProperty({ type: 'integer', format: 'int32', minimum: 1, maximum: 1000, example: 2 })
   quantity: number;
