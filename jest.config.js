@@ -16,16 +16,23 @@ const project = {
   },
 };
 
+/** Tests of the real app on a real PostgreSQL (embedded, or DATABASE_URL's server). */
+export const e2eProject = {
+  ...project,
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+};
+
+export const testTimeout = 30000;
+
+/**
+ * `npm test`: needs nothing but Node. The tests that drive a browser (`test/*.browser-spec.ts`)
+ * have their own configuration, jest.browser.config.js (`npm run test:browser`).
+ */
 export default {
   projects: [
     { ...project, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
-    {
-      ...project,
-      displayName: 'e2e',
-      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
-      globalSetup: '<rootDir>/test/support/global-setup.ts',
-      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-    },
+    { ...e2eProject, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] },
   ],
-  testTimeout: 30000,
+  testTimeout,
 };

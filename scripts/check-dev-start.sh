@@ -1,14 +1,13 @@
 #!/usr/bin/env bash
 # The README's first command, as a newcomer runs it: `npm start` with no DATABASE_URL starts an
-# embedded PostgreSQL, loads demo data, prints the /docs address and a development key; Ctrl-C
-# stops both; the next start finds the data and the key again.
+# embedded PostgreSQL on a free port, loads demo data, prints the /docs address and a development
+# key; Ctrl-C stops both; the next start finds the data, the key and the port again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 data="$(mktemp -d)"
 chmod 755 "$data"
 port="$(node -e "const s=require('net').createServer().listen(0,()=>{console.log(s.address().port);s.close()})")"
-pg_port="$(node -e "const s=require('net').createServer().listen(0,()=>{console.log(s.address().port);s.close()})")"
 log="$data/start.log"
 pid=""
 cleanup() {
@@ -21,7 +20,7 @@ trap cleanup EXIT
 start() {
   : >"$log"
   # setsid: its own process group, so the INT below reaches npm, node and PostgreSQL like Ctrl-C.
-  setsid env -u DATABASE_URL PORT="$port" EMBEDDED_PG_PORT="$pg_port" PETSTORE_DATA_DIR="$data" npm start >"$log" 2>&1 &
+  setsid env -u DATABASE_URL -u EMBEDDED_PG_PORT PORT="$port" PETSTORE_DATA_DIR="$data" npm start >"$log" 2>&1 &
   pid=$!
   for _ in $(seq 1 120); do
     grep -q "Development key:" "$log" && return 0
@@ -43,6 +42,9 @@ ctrl_c() {
 start
 grep -q "Swagger UI:      http://localhost:$port/docs" "$log" || { echo "FAIL: no /docs address printed" >&2; exit 1; }
 key="$(sed -n 's/.*Development key: \(psk_[A-Za-z0-9_-]*\).*/\1/p' "$log")"
+pg_port="$(sed -n 's/.*embedded PostgreSQL on port \([0-9]*\),.*/\1/p' "$log")"
+[ -n "$pg_port" ] && [ "$(cat "$data/postgres-port")" = "$pg_port" ] \
+  || { echo "FAIL: the embedded PostgreSQL's port is not announced and remembered" >&2; exit 1; }
 orders="$(curl -fs -H "Authorization: Bearer $key" "http://localhost:$port/v1/store/orders")"
 count="$(node -e "console.log(JSON.parse(process.argv[1]).length)" "$orders")"
 [ "$count" -ge 3 ] || { echo "FAIL: expected the demo orders, got $orders" >&2; exit 1; }
@@ -54,11 +56,13 @@ ctrl_c
 start
 key2="$(sed -n 's/.*Development key: \(psk_[A-Za-z0-9_-]*\).*/\1/p' "$log")"
 [ "$key2" = "$key" ] || { echo "FAIL: the development key changed across restarts" >&2; exit 1; }
+grep -q "embedded PostgreSQL on port $pg_port," "$log" \
+  || { echo "FAIL: the embedded PostgreSQL did not start on its remembered port $pg_port" >&2; exit 1; }
 categories="$(curl -fs -H "Authorization: Bearer $key" "http://localhost:$port/v1/categories")"
 grep -q "kept across restarts" <<<"$categories" || { echo "FAIL: data lost across restarts" >&2; exit 1; }
 orders2="$(curl -fs -H "Authorization: Bearer $key" "http://localhost:$port/v1/store/orders")"
 [ "$(node -e "console.log(JSON.parse(process.argv[1]).length)" "$orders2")" = "$count" ] \
   || { echo "FAIL: demo data loaded twice" >&2; exit 1; }
-echo "ok: second start found the data and the same key, and loaded no demo data again"
+echo "ok: second start found the data, the same key and PostgreSQL port, and loaded no demo data again"
 ctrl_c
 echo "development start path: passed"

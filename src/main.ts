@@ -36,7 +36,7 @@ async function bootstrap(): Promise<void> {
     const key = await app.get(ApiKeysService).ensureDevelopmentKey(database.embedded.devKeyFile);
     // Printed on purpose, once, for the developer at the keyboard; logs never carry keys.
     process.stdout.write(
-      `\n  Pet store API (embedded PostgreSQL, data in ${config.dataDir})\n` +
+      `\n  Pet store API (embedded PostgreSQL on port ${database.embedded.port}, data in ${config.dataDir})\n` +
         `  Swagger UI:      ${address}/docs\n` +
         `  Development key: ${key}\n` +
         `  Try it:          curl -H "Authorization: Bearer ${key}" ${address}/v1/store/orders\n\n`,

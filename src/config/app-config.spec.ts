@@ -7,7 +7,7 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({
       port: 3000,
       databaseUrl: undefined,
-      embeddedPostgresPort: 54329,
+      embeddedPostgresPort: undefined,
       seedDemo: true,
       logLevel: 'info',
       changelogUrl: '/changelog',

@@ -62,11 +62,12 @@ export const CONFIG_VARIABLES = {
   }),
   PETSTORE_DATA_DIR: variable(text('a folder, relative to the working directory or absolute'), {
     default: '.data',
-    doc: 'folder of the embedded PostgreSQL and the development key',
+    doc: 'folder of the embedded PostgreSQL (cluster, password, port) and the development key',
   }),
   EMBEDDED_PG_PORT: variable(wholeNumber(1, 65535), {
-    default: 54329,
-    doc: 'port of the embedded PostgreSQL (loopback only)',
+    whenUnset: "the data folder's own",
+    example: '54329',
+    doc: "port of the embedded PostgreSQL (loopback only); unset: a free one, chosen on the data folder's first start and kept in its `postgres-port`, replaced (with a warning) if another program holds it later. A port set here is kept too; the start fails if it is held",
   }),
   SEED_DEMO: variable(trueOrFalse, {
     default: {

@@ -10,6 +10,8 @@ export interface OpenedDatabase {
   url: string;
   /** Set when the database is the embedded one. */
   embedded: {
+    /** The loopback port of the embedded server. */
+    port: number;
     /** Where the development API key is kept. */
     devKeyFile: string;
     /** Stops the server if this process started it (a running service's server is left alone). */
@@ -27,6 +29,7 @@ export async function openDatabase(
   const server = await startEmbeddedPostgres({
     clusterDir: join(config.dataDir, 'postgres'),
     credentialsFile: join(config.dataDir, 'postgres-credentials.json'),
+    portFile: join(config.dataDir, 'postgres-port'),
     port: config.embeddedPostgresPort,
     log: (message) => {
       logger.warn(message, 'EmbeddedPostgres');
@@ -35,6 +38,10 @@ export async function openDatabase(
   await ensureDatabase(server.adminUrl, DATABASE_NAME);
   return {
     url: server.urlFor(DATABASE_NAME),
-    embedded: { devKeyFile: join(config.dataDir, 'dev-api-key'), stop: () => server.stop() },
+    embedded: {
+      port: server.port,
+      devKeyFile: join(config.dataDir, 'dev-api-key'),
+      stop: () => server.stop(),
+    },
   };
 }

@@ -1,7 +1,10 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 
-/** Debian's Chromium; .ci/run installs it with apt when it is missing. */
+/**
+ * Debian's Chromium, needed by `npm run test:browser` only (`npm test` never starts a browser);
+ * .ci/run installs it with apt when it is missing.
+ */
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
 /**
@@ -27,8 +30,8 @@ const CHROMIUM_ARGS = [
 export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   if (!existsSync(CHROMIUM_PATH)) {
     throw new Error(
-      `Chromium is not installed at ${CHROMIUM_PATH}: the browser tests need it. ` +
-        'Install it with `apt-get install chromium` (.ci/run does this when it is missing).',
+      `Chromium is not installed at ${CHROMIUM_PATH}: npm run test:browser needs it. ` +
+        'Install it with `sudo apt-get install chromium` (.ci/run does this when it is missing).',
     );
   }
   return chromium.launch({

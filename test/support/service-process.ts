@@ -34,12 +34,12 @@ export function freePort(): Promise<number> {
 
 /**
  * Starts the service in its own process with only the given environment (plus PATH), and
- * waits until /health/live answers unless `waitUntilLive` is false. `main`: another copy of
- * dist/main.js to run (default the build's).
+ * waits until /health/live answers (within `liveWithinMs`, default 20 s) unless
+ * `waitUntilLive` is false. `main`: another copy of dist/main.js to run (default the build's).
  */
 export async function startService(
   env: Record<string, string>,
-  options: { waitUntilLive?: boolean; main?: string } = {},
+  options: { waitUntilLive?: boolean; liveWithinMs?: number; main?: string } = {},
 ): Promise<ServiceProcess> {
   const main = options.main ?? MAIN;
   if (!existsSync(main)) throw new Error(`${main} is missing: run npm run build (npm test does)`);
@@ -85,7 +85,7 @@ export async function startService(
     },
   };
   if (options.waitUntilLive !== false) {
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + (options.liveWithinMs ?? 20_000);
     for (;;) {
       if (child.exitCode !== null) {
         throw new Error(

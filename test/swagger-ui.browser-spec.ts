@@ -49,7 +49,7 @@ const PUBLIC_NAME = 'docs.petstore.test';
  * order on one page, as a person goes through them: the "Try it out" steps use the key that
  * "Authorize" entered.
  */
-describe('Swagger UI at /docs in Chromium (e2e)', () => {
+describe('Swagger UI at /docs in Chromium (browser)', () => {
   let t: TestApp | undefined;
   let browser: Browser | undefined;
   let context: BrowserContext;
