@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { request } from 'node:http';
+import { request, type IncomingHttpHeaders } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { isDeepStrictEqual, parseArgs } from 'node:util';
@@ -362,7 +362,7 @@ function get(
   baseUrl: string,
   path: string,
   apiKey: string,
-): Promise<{ status: number; body: string }> {
+): Promise<{ status: number; body: string; headers: IncomingHttpHeaders }> {
   return new Promise((resolvePromise, reject) => {
     const req = request(
       `${baseUrl}${path}`,
@@ -371,7 +371,9 @@ function get(
         let body = '';
         response.setEncoding('utf8');
         response.on('data', (chunk: string) => (body += chunk));
-        response.on('end', () => resolvePromise({ status: response.statusCode ?? 0, body }));
+        response.on('end', () =>
+          resolvePromise({ status: response.statusCode ?? 0, body, headers: response.headers }),
+        );
       },
     );
     req.on('timeout', () => req.destroy(new Error(`GET ${path} timed out`)));
@@ -397,7 +399,13 @@ async function serviceCachesKeys(ctx: Context, service: ServerProcess): Promise<
   return after.status === 200;
 }
 
-/** Same JSON from every server, or the comparison means little: a list of differences. */
+/** The answers' headers the bare servers must send as the service does. */
+const COMPARED_HEADERS = ['content-type', 'deprecation', 'sunset', 'link'];
+
+/**
+ * Same JSON and the same headers above from every server, or the comparison means little: a
+ * list of differences.
+ */
 async function compareAnswers(ctx: Context, servers: Servers): Promise<string[]> {
   const differences: string[] = [];
   for (const path of [
@@ -419,6 +427,13 @@ async function compareAnswers(ctx: Context, servers: Servers): Promise<string[]>
         differences.push(
           `GET ${path} (${server.name}): ${same ? 'same data, different key order or spacing' : 'different JSON'}`,
         );
+      }
+      for (const header of COMPARED_HEADERS) {
+        if (service.headers[header] !== other.headers[header]) {
+          differences.push(
+            `GET ${path}: ${header} ${String(service.headers[header])} (service) vs ${String(other.headers[header])} (${server.name})`,
+          );
+        }
       }
     }
   }
@@ -871,7 +886,7 @@ async function main(): Promise<number> {
           log(`WARNING: ${warnings[warnings.length - 1]}`);
         } else {
           log(
-            'check: the raw baseline and bare Nest give the byte-identical answers of the service to GET categories, orders and pet',
+            "check: the raw baseline and bare Nest give the service's bodies, byte for byte, and its Content-Type and deprecation headers to GET categories, orders and pet",
           );
         }
       }
@@ -1112,7 +1127,7 @@ function renderMarkdown(
     "- **PostgreSQL CPU/req**: user + system CPU time of PostgreSQL's backend processes connected to the benchmark database (/proc/<pid>/stat; only one server is under load at a time), per answered request or per timed fetch: what the one tier that does not scale out pays for each server's SQL. '—' when PostgreSQL runs on another machine.",
     "- **Err/TO/bad**: connection errors / timeouts / answers with another status than the expected one (200, 201 for POST, 204 for DELETE) in the measured run; for list rows, failed fetches (an error, a non-200 or a wrong array length, or a raw list that is not the service's byte for byte: each side's warm-up fetch is hashed).",
     `- **Targets** (✓ met, ✗ missed, ? not measurable): *req/s* — GET throughput ≥ ${TARGETS.getThroughputRatio} × the baseline's on Node 24 (≥ ${TARGETS.getThroughputRatioNode20} × on Node 20); *p99* — p99 ≤ ${TARGETS.p99Ratio} × the baseline's (every load row, Node 24); *CPU* — the server's CPU per GET ≤ ${TARGETS.getCpuRatio} × the baseline's (Node 24); at 1 000 000 orders, *PostgreSQL CPU* — ≤ ${TARGETS.bigListPostgresCpuRatio} × what the baseline's SQL costs it; at 1 000 000 orders, *time* — time to the last byte ≤ ${TARGETS.bigListTimeRatio} × the baseline's, *RSS* — the service's peak RSS < ${TARGETS.bigListPeakRssMb} MB, *ΔRSS* — and at most ${TARGETS.bigListRssGrowthMb} MB above its peak in the 100 000-order run; *no errors* — no connection error, timeout, unexpected status or wrong array length, warm-up included (the only thing that makes \`npm run bench\` exit non-zero).`,
-    `- **Raw** (bench/baseline-server.ts): node:http + pg, same routes, same bearer check (${authMode}), same SQL (the writes' statements, webhook events included, the list's columns and size limit come from the service's own build: bench/service-build.ts), same JSON; ${listDescription}, written as it arrives, with backpressure. Same pool size and timeouts as the service.`,
+    `- **Raw** (bench/baseline-server.ts): node:http + pg, same routes, same bearer check (${authMode}), same SQL (the service's statement builders, the writes' webhook events included, and the list's size limit, from the service's own build: bench/service-build.ts), same JSON; ${listDescription}, written as it arrives, with backpressure. Same pool size and timeouts as the service.`,
     `- **Bare Nest** (bench/bare-nest-server.ts): NestJS on Express, the raw baseline's work for each GET (bench/baseline-endpoints.ts) in controllers behind one guard (the same bearer check); no body parser, ETag or X-Powered-By, as the service.`,
     ...notes,
     '',
