@@ -27,16 +27,8 @@ export interface AttemptOutcome {
   retryInMs: number | null;
 }
 
-interface ClaimRow {
-  id: string;
-  eventId: string;
-  eventType: string;
-  payload: string;
-  attempt: number;
-  subscriptionId: string;
-  url: string;
-  secret: Buffer;
-}
+/** A claimed delivery as the statement answers it: the secret still in bytes. */
+type ClaimRow = Omit<ClaimedDelivery, 'secret'> & { secret: Buffer };
 
 /**
  * The dispatcher's SQL: runs the statements of src/webhooks/webhook-delivery-statements.ts.

@@ -10,7 +10,11 @@ import {
 } from 'class-validator';
 import { CodePointLength } from '../../common/http/code-point-length.validator.js';
 import { IsSafeText, SAFE_PROSE_PATTERN } from '../../common/http/safe-text.validator.js';
-import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../webhook-events.js';
+import {
+  EVENT_TYPES_SCHEMA,
+  WEBHOOK_EVENT_TYPES,
+  type WebhookEventType,
+} from '../webhook-events.js';
 
 @ApiSchema({ name: 'NewWebhook' })
 export class CreateWebhookDto {
@@ -30,12 +34,7 @@ export class CreateWebhookDto {
   url: string;
 
   @ApiProperty({
-    type: 'array',
-    items: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
-    minItems: 1,
-    maxItems: WEBHOOK_EVENT_TYPES.length,
-    uniqueItems: true,
-    example: ['order.placed', 'order.cancelled'],
+    ...EVENT_TYPES_SCHEMA,
     description: 'The event types to receive, each at most once',
   })
   @IsArray()

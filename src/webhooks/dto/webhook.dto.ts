@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ApiIdProperty } from '../../common/http/api-decorators.js';
 import { SAFE_PROSE_PATTERN } from '../../common/http/safe-text.validator.js';
-import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../webhook-events.js';
+import { EVENT_TYPES_SCHEMA, type WebhookEventType } from '../webhook-events.js';
 import { WEBHOOK_JSON } from '../webhook-json.js';
 import type { WebhookSubscription } from '../webhook-subscription.repository.js';
 
@@ -14,14 +14,7 @@ export class WebhookDto {
   @ApiProperty({ format: 'uri', maxLength: 2048, example: 'https://hooks.example.com/petstore' })
   url: string;
 
-  @ApiProperty({
-    type: 'array',
-    items: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
-    minItems: 1,
-    maxItems: WEBHOOK_EVENT_TYPES.length,
-    uniqueItems: true,
-    example: ['order.placed', 'order.cancelled'],
-  })
+  @ApiProperty(EVENT_TYPES_SCHEMA)
   events: WebhookEventType[];
 
   @ApiPropertyOptional({
