@@ -1,5 +1,12 @@
 import { createHash } from 'node:crypto';
-import { displayPrefix, generateApiKey, hashApiKey, isWellFormedApiKey } from './api-key.js';
+import {
+  displayPrefix,
+  generateApiKey,
+  hashApiKey,
+  isWellFormedApiKey,
+  mayHoldApiKey,
+  withoutApiKeys,
+} from './api-key.js';
 
 describe('API keys', () => {
   it('generates psk_ keys with 256 random bits, all different', () => {
@@ -30,5 +37,17 @@ describe('API keys', () => {
     'psk_' + 'a'.repeat(129),
   ])('treats %j as malformed', (key) => {
     expect(isWellFormedApiKey(key)).toBe(false);
+  });
+
+  it('finds and redacts what could be a key in a text, however its _ is written', () => {
+    const key = generateApiKey();
+    const encoded = key.replace('psk_', 'psk%5F');
+    expect([key, encoded, `x-${key}`].map(mayHoldApiKey)).toEqual([true, true, true]);
+    expect(['psk_short', 'trace-abc-1', 'psk'].map(mayHoldApiKey)).toEqual([false, false, false]);
+    expect(withoutApiKeys(`/v1/store/orders/${key}/ship`)).toBe(
+      '/v1/store/orders/psk_[redacted]/ship',
+    );
+    expect(withoutApiKeys(`/a/${encoded}`)).toBe('/a/psk_[redacted]');
+    expect(withoutApiKeys('/v1/store/orders/42')).toBe('/v1/store/orders/42');
   });
 });

@@ -3,6 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { LoggerModule } from 'nestjs-pino';
 import { pino, type Level, type Logger } from 'pino';
 import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
+import { withoutApiKeys } from '../auth/api-key.js';
 import type { AppConfig } from '../config/app-config.js';
 import { matchedRoute } from '../common/http/matched-route.js';
 
@@ -44,7 +45,8 @@ export function createHttpLogger(config: AppConfig): HttpLogger {
     destination,
   );
   // Request lines are built here from fields that cannot hold a credential (method, path
-  // without its query, route pattern, status, a key's display prefix), so they skip the
+  // without its query and without anything that could be a key, route pattern, status, a key's
+  // display prefix), so they skip the
   // redaction pass that costs every other line a walk over its object.
   const requestLogger = pino(options, destination);
   return { logger, middleware: requestLogMiddleware(requestLogger) };
@@ -75,7 +77,7 @@ function requestLogMiddleware(
           req: {
             id: String(request.headers['x-request-id']),
             method,
-            url: query === -1 ? url : url.slice(0, query),
+            url: withoutApiKeys(query === -1 ? url : url.slice(0, query)),
           },
           res: { statusCode: status },
           responseTime: Date.now() - started,

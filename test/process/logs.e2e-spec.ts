@@ -72,4 +72,31 @@ describe('request logs (real process)', () => {
     expect(output).not.toContain(KEY);
     expect(output.toLowerCase()).not.toContain('authorization');
   });
+
+  it('replaces a request id that could be a key, and logs paths without anything like a key', async () => {
+    const sentAsId = `psk_${randomBytes(32).toString('base64url')}`;
+    const inPath = `psk_${randomBytes(32).toString('base64url')}`;
+    const encodedInPath = `psk%5F${randomBytes(32).toString('base64url')}`;
+    const answers = await Promise.all([
+      fetch(`${service.url}/v1/categories`, {
+        headers: { Authorization: `Bearer ${KEY}`, 'X-Request-Id': sentAsId },
+      }),
+      fetch(`${service.url}/v1/store/orders/${inPath}`, {
+        headers: { Authorization: `Bearer ${KEY}` },
+      }),
+      fetch(`${service.url}/nope/${encodedInPath}`),
+    ]);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 400, 404]);
+    const ids = answers.map((answer) => answer.headers.get('x-request-id') ?? '');
+    expect(ids[0]).toMatch(/^[0-9a-f-]{36}$/);
+    await new Promise((wait) => setTimeout(wait, 200));
+    const lines = requestLines().filter((line) => ids.includes(line.req.id));
+    expect(lines.map((line) => line.req.url).sort()).toEqual(
+      ['/nope/psk_[redacted]', '/v1/categories', '/v1/store/orders/psk_[redacted]'].sort(),
+    );
+    const output = [...service.stdout, ...service.stderr].join('\n');
+    for (const secret of [sentAsId, inPath, encodedInPath]) {
+      expect(output).not.toContain(secret);
+    }
+  });
 });

@@ -14,6 +14,8 @@ export const MAX_BODY_BYTES = 16 * 1024;
 export const INT64_MAX = 9223372036854775807n;
 /** The X-Request-Id the app echoes as it is, and the shape of the ones it generates. */
 export const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** An X-Request-Id that could be an API key (psk_ and 22 or more key characters): replaced. */
+export const KEY_LIKE_REQUEST_ID = /psk_[A-Za-z0-9_-]{22,}/i;
 
 /** Every 4xx code of docs/api.md, Errors, with the statuses it may come with. */
 const CONTRACT_4XX = new Map<string, readonly number[]>([
@@ -850,6 +852,8 @@ export const requestIdCase: fc.Arbitrary<string | undefined> = fc.oneof(
   fc.constant(undefined),
   fc.stringMatching(/^[A-Za-z0-9._:-]{1,128}$/),
   fc.constantFrom('z'.repeat(128), 'z'.repeat(129), '', ' ', 'a b', 'a"b', '<script>', 'a;b'),
+  // Shaped like an API key: never echoed, never logged.
+  fc.stringMatching(/^[A-Za-z0-9._:-]{0,20}psk_[A-Za-z0-9_-]{22,43}$/),
   headerText(200),
   fc.integer({ min: 129, max: 1024 }).map((n) => 'r'.repeat(n)),
 );

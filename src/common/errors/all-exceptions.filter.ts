@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { withoutApiKeys } from '../../auth/api-key.js';
 import { mapDatabaseError } from './database-error.mapper.js';
 import { DomainError } from './domain-error.js';
 import { ERROR_STATUS, ErrorCode, codeForHttpStatus } from './error-code.js';
@@ -65,7 +66,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
       return mapped;
     }
     this.logger.error(
-      `unhandled error on ${request.method} ${request.path} (request ${requestId(request)})`,
+      `unhandled error on ${request.method} ${withoutApiKeys(request.path)} (request ${requestId(request)})`,
       exception instanceof Error ? exception.stack : String(exception),
     );
     return new DomainError(ErrorCode.INTERNAL_ERROR, INTERNAL_MESSAGE);
