@@ -21,17 +21,17 @@ export function hashApiKey(key: string): string {
  * Anything in a text that could be a key: `psk_` (its `_` perhaps percent-encoded) and 22 or
  * more characters of a key or of percent-encoding.
  */
-const KEY_LIKE = /psk(?:_|%5f)[A-Za-z0-9_%-]{22,}/gi;
+const KEY_LIKE = /psk(?:_|%5f)[A-Za-z0-9_%-]{22,}/i;
+const EVERY_KEY_LIKE = new RegExp(KEY_LIKE.source, 'gi');
 
 /** Whether a text holds something that could be a key (KEY_LIKE). */
 export function mayHoldApiKey(text: string): boolean {
-  KEY_LIKE.lastIndex = 0;
   return KEY_LIKE.test(text);
 }
 
 /** A text with whatever could be a key (KEY_LIKE) replaced, for the logs. */
 export function withoutApiKeys(text: string): string {
-  return /psk/i.test(text) ? text.replace(KEY_LIKE, 'psk_[redacted]') : text;
+  return text.replace(EVERY_KEY_LIKE, 'psk_[redacted]');
 }
 
 /** What logs and `apikey list` show of a key: enough to recognise it, useless to an attacker. */
