@@ -11,6 +11,7 @@ interface Operation {
   deprecated?: boolean;
   security?: Array<Record<string, string[]>>;
   responses: Record<string, { content?: Record<string, MediaType> }>;
+  requestBody?: { content: Record<string, MediaType> };
   'x-stability'?: string;
 }
 interface OpenApiDocument {
@@ -92,6 +93,26 @@ describe('OpenAPI document and Swagger UI (e2e)', () => {
       const documented = operationsOf(doc).map(({ id, method, path }) => [id, `${method} ${path}`]);
       expect(documented).toHaveLength(8);
       expect(Object.fromEntries(documented)).toEqual(CONTRACT_OPERATIONS);
+    });
+
+    it('closes every request body schema (unknown fields are refused: docs/api.md)', async () => {
+      const v2 = (await t.http.get('/openapi/v2.json').expect(200)).body as OpenApiDocument;
+      for (const document of [doc, v2]) {
+        const schemas = (document as { components: { schemas: Record<string, object> } }).components
+          .schemas;
+        const bodies = operationsOf(document).flatMap(({ operation }) =>
+          Object.values(operation.requestBody?.content ?? {}).map((media) =>
+            String((media.schema as { $ref?: string }).$ref).replace('#/components/schemas/', ''),
+          ),
+        );
+        expect(bodies.length).toBeGreaterThanOrEqual(2);
+        for (const name of bodies) {
+          expect({ name, closed: schemas[name] }).toEqual({
+            name,
+            closed: expect.objectContaining({ additionalProperties: false }),
+          });
+        }
+      }
     });
 
     it('writes paths relative to the /v1 base address', () => {
