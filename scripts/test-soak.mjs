@@ -15,7 +15,7 @@ import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { createRun, startInstance, waitReady } from './lib/harness.mjs';
+import { createRun, describeExit, getText, startInstance, waitReady } from './lib/harness.mjs';
 import { freePorts, startNginx } from './loopback-nginx.mjs';
 
 const work = process.env.SOAK_WORK;
@@ -125,10 +125,7 @@ function sample(text, name, labels = {}) {
 }
 
 async function scrape(instance) {
-  const response = await fetch(`http://127.0.0.1:${instance.metricsPort}/metrics`, {
-    signal: AbortSignal.timeout(5000),
-  });
-  const text = await response.text();
+  const { text } = await getText(`http://127.0.0.1:${instance.metricsPort}/metrics`, 5000);
   return {
     rss: sample(text, 'process_resident_memory_bytes'),
     handles: sample(text, 'nodejs_active_handles_total'),
@@ -462,10 +459,7 @@ const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 /** Full collections in the instance (scripts/lib/soak-gc-hook.mjs); its memory figures. */
 async function collect(instance) {
-  const response = await fetch(`http://127.0.0.1:${instance.gcPort}/gc`, {
-    signal: AbortSignal.timeout(10000),
-  });
-  return response.json();
+  return JSON.parse((await getText(`http://127.0.0.1:${instance.gcPort}/gc`, 10000)).text);
 }
 
 /**
@@ -494,6 +488,9 @@ async function settle(instance) {
   };
 }
 
+/** The two instances; module-level so that a failure can say how each one is doing. */
+const instances = [];
+
 async function main() {
   const ports = await freePorts(8);
   redis.port = ports[0];
@@ -501,7 +498,6 @@ async function main() {
   await waitRedis();
   say(`Redis on 127.0.0.1:${redis.port}`);
 
-  const instances = [];
   instances.push({ name: 'a', port: ports[1], metricsPort: ports[2], gcPort: ports[6] });
   instances.push({ name: 'b', port: ports[3], metricsPort: ports[4], gcPort: ports[7] });
   for (const instance of instances) start(instance);
@@ -768,6 +764,20 @@ try {
   await main();
 } catch (error) {
   fail(error instanceof Error ? error.message : String(error));
+  // CI keeps no scratch folder: say whether each instance still runs, and its last errors.
+  for (const instance of instances) {
+    const { exitCode, signalCode } = instance.child ?? {};
+    const state =
+      exitCode === null && signalCode === null
+        ? 'running'
+        : describeExit({ code: exitCode, signal: signalCode });
+    console.log(`  ${instance.name}: ${state}`);
+    const lines = readFileSync(`${work}/${instance.name}.log`, 'utf8').split('\n');
+    const errors = lines.filter(
+      (line) => /"level":(50|60)/.test(line) || line.startsWith('start-up'),
+    );
+    for (const line of errors.slice(-3)) console.log(`  ${instance.name}: ${line.slice(0, 900)}`);
+  }
 } finally {
   running = false;
   await stopEverything();

@@ -4,6 +4,7 @@
 // watchdog, starting an instance and waiting until it is ready.
 import { spawn } from 'node:child_process';
 import { appendFileSync, openSync } from 'node:fs';
+import { get } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
@@ -99,4 +100,26 @@ export async function waitReady(run, instance, deadlineMs) {
     await sleep(200);
   }
   throw new Error(`${instance.name} was not ready within ${deadlineMs / 1000}s`);
+}
+
+/**
+ * GET on a new connection (no keep-alive: no request can meet a connection the server is just
+ * closing), resolving to { status, text }. A failure names the URL and the socket's error code,
+ * where fetch() would only say "fetch failed".
+ */
+export function getText(url, timeoutMs) {
+  return new Promise((resolve, reject) => {
+    const request = get(url, { agent: false, timeout: timeoutMs }, (response) => {
+      const chunks = [];
+      response.on('data', (chunk) => chunks.push(chunk));
+      response.on('end', () =>
+        resolve({ status: response.statusCode, text: Buffer.concat(chunks).toString('utf8') }),
+      );
+      response.on('error', (error) =>
+        reject(new Error(`GET ${url}: ${error.code ?? error.message}`)),
+      );
+    });
+    request.on('timeout', () => request.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    request.on('error', (error) => reject(new Error(`GET ${url}: ${error.code ?? error.message}`)));
+  });
 }
