@@ -1,6 +1,7 @@
 import http from 'node:http';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
+import { ApiKeysService } from '../src/auth/api-keys.service.js';
 import { loadConfig } from '../src/config/app-config.js';
 import { insertPet } from './support/factories.js';
 import { createTestApp, listeningOrigin, type TestApp } from './support/test-app.js';
@@ -164,7 +165,8 @@ describe('GET /v1/store/orders streaming (e2e)', () => {
 describe('GET /v1/store/orders: limits (e2e)', () => {
   let t: TestApp;
   let baseUrl: string;
-  const db = { ...loadConfig({}).db, maxStreams: 1, streamTimeoutMs: 3000 };
+  // Two slots, one per key: one key's lists cannot take the other's.
+  const db = { ...loadConfig({}).db, maxStreams: 2, maxStreamsPerKey: 1, streamTimeoutMs: 3000 };
 
   beforeAll(async () => {
     t = await createTestApp({ db });
@@ -175,11 +177,13 @@ describe('GET /v1/store/orders: limits (e2e)', () => {
   afterAll(() => t.close());
 
   /** A list request whose client reads nothing after the headers (a stalled client). */
-  function stalledList(): Promise<{ request: http.ClientRequest; response: http.IncomingMessage }> {
+  function stalledList(
+    auth = t.auth,
+  ): Promise<{ request: http.ClientRequest; response: http.IncomingMessage }> {
     return new Promise((done) => {
       const request = http.get(
         `${baseUrl}/v1/store/orders`,
-        { headers: { Authorization: t.auth } },
+        { headers: { Authorization: auth } },
         (response) => {
           response.pause();
           done({ request, response });
@@ -189,23 +193,50 @@ describe('GET /v1/store/orders: limits (e2e)', () => {
     });
   }
 
-  it('answers 503 with Retry-After past DB_MAX_STREAMS lists at once, then serves again', async () => {
-    const first = await stalledList();
-    const res = await t.http.get('/v1/store/orders').set('Authorization', t.auth);
-    expect(res.status).toBe(503);
-    expect(res.headers['retry-after']).toBe('1');
-    expect(res.body).toEqual({
-      code: 'SERVICE_UNAVAILABLE',
-      message: 'Too many order lists are being sent right now; retry shortly.',
-      status: 503,
-    });
-    // Other operations keep their connections.
-    await t.http.get('/v1/categories').set('Authorization', t.auth).expect(200);
-    first.request.destroy();
+  it('gives each key its share of the stream slots (429 past it), answers 503 past DB_MAX_STREAMS, then serves again', async () => {
+    const keys = t.app.get(ApiKeysService);
+    const [other, third] = await Promise.all([keys.issue('e2e other'), keys.issue('e2e third')]);
+    const held: Array<{ request: http.ClientRequest }> = [];
+    try {
+      const first = await stalledList();
+      held.push(first);
+      expect(first.response.statusCode).toBe(200);
+
+      // The same key again: over its share (its own doing), whatever the instance has free.
+      const again = await t.http.get('/v1/store/orders').set('Authorization', t.auth);
+      expect(again.status).toBe(429);
+      expect(again.headers['retry-after']).toBe('1');
+      expect(again.body).toEqual({
+        code: 'RATE_LIMITED',
+        message:
+          'This API key already has its share of order lists being sent at once (1); retry when one has finished.',
+        status: 429,
+      });
+
+      // Another key still gets its list.
+      const second = await stalledList(`Bearer ${other.key}`);
+      held.push(second);
+      expect(second.response.statusCode).toBe(200);
+
+      // Every slot taken: a third key gets the instance's 503.
+      const full = await t.http.get('/v1/store/orders').set('Authorization', `Bearer ${third.key}`);
+      expect(full.status).toBe(503);
+      expect(full.headers['retry-after']).toBe('1');
+      expect(full.body).toEqual({
+        code: 'SERVICE_UNAVAILABLE',
+        message: 'Too many order lists are being sent right now; retry shortly.',
+        status: 503,
+      });
+      // Other operations keep their connections.
+      await t.http.get('/v1/categories').set('Authorization', t.auth).expect(200);
+    } finally {
+      for (const list of held) list.request.destroy();
+    }
     await until(() => pool(t).idleCount === pool(t).totalCount, 2000);
-    const again = await stalledList();
-    expect(again.response.statusCode).toBe(200);
-    again.request.destroy();
+    const freed = await stalledList();
+    expect(freed.response.statusCode).toBe(200);
+    freed.request.destroy();
+    await until(() => pool(t).idleCount === pool(t).totalCount, 2000);
   });
 
   it('drops the connection of a list cut halfway, so its cancel cannot reach another request', async () => {
@@ -221,7 +252,7 @@ describe('GET /v1/store/orders: limits (e2e)', () => {
         return copyPid !== undefined;
       }, 5000);
     } finally {
-      // Even when the test fails: a stalled list would hold the only stream slot.
+      // Even when the test fails: a stalled list would hold the key's only stream slot.
       stalled.request.destroy();
     }
     // The session that ran the COPY ends, and no COPY is left running on the server.

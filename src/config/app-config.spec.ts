@@ -17,6 +17,7 @@ describe('loadConfig', () => {
         statementTimeoutMs: 5000,
         streamTimeoutMs: 300_000,
         maxStreams: 5,
+        maxStreamsPerKey: 2,
         migrateOnStart: true,
       },
       apiKeyCacheTtlMs: 20_000,
@@ -141,6 +142,18 @@ describe('loadConfig', () => {
     expect(loadConfig({ DB_POOL_SIZE: '1' }).db.maxStreams).toBe(1);
     expect(loadConfig({ DB_POOL_SIZE: '7' }).db.maxStreams).toBe(3);
     expect(loadConfig({ DB_POOL_SIZE: '7', DB_MAX_STREAMS: '7' }).db.maxStreams).toBe(7);
+  });
+
+  it('gives each key a third of the stream slots by default, at least one, never more than all', () => {
+    expect(loadConfig({}).db.maxStreamsPerKey).toBe(2);
+    expect(loadConfig({ DB_POOL_SIZE: '1' }).db.maxStreamsPerKey).toBe(1);
+    expect(loadConfig({ DB_MAX_STREAMS: '9' }).db.maxStreamsPerKey).toBe(3);
+    expect(
+      loadConfig({ DB_MAX_STREAMS: '4', DB_MAX_STREAMS_PER_KEY: '4' }).db.maxStreamsPerKey,
+    ).toBe(4);
+    expect(() => loadConfig({ DB_MAX_STREAMS: '4', DB_MAX_STREAMS_PER_KEY: '5' })).toThrow(
+      /DB_MAX_STREAMS_PER_KEY.*must not be greater than DB_MAX_STREAMS/,
+    );
   });
 
   it('accepts a well-formed bootstrap key', () => {

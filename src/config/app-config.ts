@@ -47,6 +47,7 @@ export interface AppConfig {
     statementTimeoutMs: ConfigValues['DB_STATEMENT_TIMEOUT_MS'];
     streamTimeoutMs: ConfigValues['DB_STREAM_TIMEOUT_MS'];
     maxStreams: ConfigValues['DB_MAX_STREAMS'];
+    maxStreamsPerKey: ConfigValues['DB_MAX_STREAMS_PER_KEY'];
     migrateOnStart: ConfigValues['MIGRATE_ON_START'];
   };
   webhooks: WebhookConfig;
@@ -121,6 +122,7 @@ export function toAppConfig(v: ConfigValues): AppConfig {
       statementTimeoutMs: v.DB_STATEMENT_TIMEOUT_MS,
       streamTimeoutMs: v.DB_STREAM_TIMEOUT_MS,
       maxStreams: v.DB_MAX_STREAMS,
+      maxStreamsPerKey: v.DB_MAX_STREAMS_PER_KEY,
       migrateOnStart: v.MIGRATE_ON_START,
     },
     webhooks: {

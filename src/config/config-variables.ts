@@ -164,6 +164,18 @@ export const CONFIG_VARIABLES = {
     },
     doc: '`listOrders` answers longer than 5 000 orders (each holds a connection for its `COPY`) at once per instance; past it, 503 with `Retry-After`. Shorter lists are one statement and not counted',
   }),
+  DB_MAX_STREAMS_PER_KEY: variable(wholeNumber(1, 1000), {
+    default: {
+      doc: 'a third of `DB_MAX_STREAMS`, rounded up',
+      value: (v): number => Math.ceil(v.DB_MAX_STREAMS / 3),
+    },
+    example: '2',
+    rule: {
+      problem: 'must not be greater than DB_MAX_STREAMS',
+      holds: (share, v): boolean => share <= v.DB_MAX_STREAMS,
+    },
+    doc: "each API key's share of `DB_MAX_STREAMS`: its streamed `listOrders` answers at once per instance; past it, 429 `RATE_LIMITED` with `Retry-After`, so one key's long lists cannot deny other keys theirs",
+  }),
   API_KEY_CACHE_TTL_MS: variable(wholeNumber(0, 30_000), {
     default: 20_000,
     doc: 'how long a verified key is trusted without asking the database (at most 30 s, so a revoked key stops working everywhere within 30 s; `0` = always ask)',

@@ -61,11 +61,12 @@ export class OrderRepository {
    * Every order by id, as one JSON array (OrderDto's JSON), rendered in Node from plain columns:
    * the text when the list fits in one statement, else a stream of its bytes (see
    * BatchedQueryStream for the one-statement and the COPY paths). A streamed list takes one of
-   * the StreamSlots (DB_MAX_STREAMS) or is a 503. A list that fits in one statement takes none:
+   * the StreamSlots for the calling key or is a 429 (the key's share taken) or 503 (the
+   * instance's slots taken). A list that fits in one statement takes none:
    * it holds its connection no longer than any other query (and a 503 for it would make a
    * balancer that retries on 503, like deploy/nginx, take the instance out of rotation).
    */
-  async listAllAsJson(): Promise<string | Readable> {
+  async listAllAsJson(callerKeyId: number): Promise<string | Readable> {
     const pool = (this.orders.manager.connection.driver as unknown as { master: pg.Pool }).master;
     const stream = new BatchedQueryStream(pool, {
       select: orderStatements.listAll().sql,
@@ -73,7 +74,7 @@ export class OrderRepository {
       statementTimeoutMs: this.db.statementTimeoutMs,
       streamTimeoutMs: this.db.streamTimeoutMs,
       renderRow: ORDER_JSON.fromText,
-      acquireCursorSlot: () => this.streamSlots.acquire(),
+      acquireCursorSlot: () => this.streamSlots.acquire(callerKeyId),
     });
     return (await stream.open()) ?? stream;
   }

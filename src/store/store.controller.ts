@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Param, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { CallerKeyId } from '../auth/caller-key.decorator.js';
 import { ApiErrorResponses } from '../common/errors/api-error-responses.decorator.js';
 import { Int64IdPipe } from '../common/http/int64-id.pipe.js';
 import { sendJson } from '../common/http/send-streamed-json.js';
@@ -31,8 +32,8 @@ export class StoreController {
   })
   @ApiOkResponse({ type: [OrderDto], description: 'Every order, by id ascending' })
   @ApiErrorResponses()
-  async list(@Res() response: Response): Promise<void> {
-    await sendJson(response, await this.store.listAllAsJson());
+  async list(@CallerKeyId() callerKeyId: number, @Res() response: Response): Promise<void> {
+    await sendJson(response, await this.store.listAllAsJson(callerKeyId));
   }
 
   @PlaceOrderOperation('1')

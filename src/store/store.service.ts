@@ -21,9 +21,12 @@ export class StoreService {
     private readonly idempotency: IdempotencyService,
   ) {}
 
-  /** Every order as one JSON array: text, or a stream of it (see OrderRepository.listAllAsJson). */
-  listAllAsJson(): Promise<string | Readable> {
-    return this.orders.listAllAsJson();
+  /**
+   * Every order as one JSON array: text, or a stream of it (see OrderRepository.listAllAsJson);
+   * a stream counts against the calling key's share of the stream slots.
+   */
+  listAllAsJson(callerKeyId: number): Promise<string | Readable> {
+    return this.orders.listAllAsJson(callerKeyId);
   }
 
   /** One page of v2 listOrders (see OrderRepository.listPage). */

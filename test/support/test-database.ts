@@ -79,6 +79,7 @@ function ensureMigratedTemplate(): Promise<void> {
           statementTimeoutMs: CONFIG_DEFAULTS.DB_STATEMENT_TIMEOUT_MS,
           streamTimeoutMs: CONFIG_DEFAULTS.DB_STREAM_TIMEOUT_MS,
           maxStreams: 1,
+          maxStreamsPerKey: 1,
           migrateOnStart: true,
         }),
       );
