@@ -259,6 +259,10 @@ describe('Prometheus metrics on METRICS_PORT (e2e)', () => {
     expect(sample(await scrape(), 'petstore_ready')).toBe(0);
     expect((await t.http.get('/health/ready')).status).toBe(503);
   });
+
+  it('reports whether the database answers as petstore_database_up, apart from readiness', async () => {
+    expect(sample(await scrape(), 'petstore_database_up')).toBe(1);
+  });
 });
 
 describe('metrics without METRICS_PORT (e2e)', () => {

@@ -1,10 +1,4 @@
-import {
-  Controller,
-  Get,
-  Logger,
-  ServiceUnavailableException,
-  VERSION_NEUTRAL,
-} from '@nestjs/common';
+import { Controller, Get, ServiceUnavailableException, VERSION_NEUTRAL } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import {
   HealthCheck,
@@ -23,8 +17,6 @@ import { MetricsService } from '../metrics/metrics.service.js';
 @ApiExcludeController()
 @Controller({ path: 'health', version: VERSION_NEUTRAL })
 export class HealthController {
-  private readonly logger = new Logger('Health');
-
   constructor(
     private readonly health: HealthCheckService,
     private readonly indicators: HealthIndicatorService,
@@ -32,17 +24,27 @@ export class HealthController {
     private readonly drain: DrainState,
     metrics: MetricsService,
   ) {
-    // "Is this instance healthy?": the readiness probe itself, run at each scrape.
-    const ready = (): Promise<number> =>
-      this.ready().then(
-        () => 1,
-        () => 0,
-      );
+    const drainState = this.drain;
     metrics.gauge({
       name: 'petstore_ready',
-      help: '1 when GET /health/ready would answer 200 (not draining, database answering within 1 s), else 0',
+      help: '1 when GET /health/ready would answer 200 (the instance is not draining), else 0',
+      collect() {
+        this.set(drainState.draining ? 0 : 1);
+      },
+    });
+    // The database's health, for alerts: all instances share it, so it is not readiness.
+    const databaseAnswers = async (): Promise<number> => {
+      // Terminus reports a failed ping as a `down` result (older versions threw).
+      const result = await Promise.resolve(
+        this.database.pingCheck('database', { timeout: 1000 }),
+      ).catch(() => undefined);
+      return result?.database?.status === 'up' ? 1 : 0;
+    };
+    metrics.gauge({
+      name: 'petstore_database_up',
+      help: '1 when the database answered this instance within 1 s at this scrape, else 0',
       async collect() {
-        this.set(await ready());
+        this.set(await databaseAnswers());
       },
     });
   }
@@ -54,7 +56,13 @@ export class HealthController {
     return this.health.check([]);
   }
 
-  /** The instance should get traffic: it is not shutting down and its database answers quickly. */
+  /**
+   * The instance should get traffic: it is not shutting down. A dependency that every instance
+   * shares (the database, Redis) is deliberately not part of it: when it fails, it fails for
+   * all instances at once, and a balancer following readiness would take every one out
+   * together, turning quick 503s with Retry-After into refused connections
+   * (docs/operating.md, "Readiness").
+   */
   @Get('ready')
   @HealthCheck()
   async ready(): Promise<HealthCheckResult> {
@@ -64,7 +72,6 @@ export class HealthController {
           const indicator = this.indicators.check('instance');
           return this.drain.draining ? indicator.down({ draining: true }) : indicator.up();
         },
-        () => this.database.pingCheck('database', { timeout: 1000 }),
       ])
       .catch((error: unknown) => {
         throw error instanceof ServiceUnavailableException ? this.notReady(error) : error;
@@ -75,9 +82,6 @@ export class HealthController {
   private notReady(error: ServiceUnavailableException): ServiceUnavailableError {
     const result = error.getResponse() as Partial<HealthCheckResult>;
     const down = Object.keys(result.error ?? {});
-    if (down.some((check) => check !== 'instance')) {
-      this.logger.warn(`not ready: ${JSON.stringify(result.error)}`);
-    }
     return new ServiceUnavailableError(`Not ready: ${down.join(', ') || 'a check failed'}.`);
   }
 }

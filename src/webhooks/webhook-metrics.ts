@@ -30,19 +30,25 @@ export class WebhookMetrics implements OnModuleInit {
       help: 'Webhook deliveries this instance finished, by outcome (succeeded, failed: retries used up)',
       labelNames: ['outcome'],
     });
-    const repository = this.repository;
+    // NaN while the database does not answer: a scrape must not fail as a whole (it would lose
+    // every other metric, petstore_database_up included, just when they matter), and 0 would
+    // claim an empty backlog.
+    const backlog = (): Promise<{ count: number; oldestAgeSeconds: number }> =>
+      this.repository
+        .pendingBacklog()
+        .catch(() => ({ count: Number.NaN, oldestAgeSeconds: Number.NaN }));
     this.metrics.gauge({
       name: 'petstore_webhook_pending_deliveries',
-      help: 'Webhook deliveries not yet succeeded or failed (all instances)',
+      help: 'Webhook deliveries not yet succeeded or failed (all instances); NaN when the database does not answer',
       async collect() {
-        this.set((await repository.pendingBacklog()).count);
+        this.set((await backlog()).count);
       },
     });
     this.metrics.gauge({
       name: 'petstore_webhook_oldest_pending_age_seconds',
-      help: 'Age of the oldest pending webhook delivery, 0 when none (all instances)',
+      help: 'Age of the oldest pending webhook delivery, 0 when none (all instances); NaN when the database does not answer',
       async collect() {
-        this.set((await repository.pendingBacklog()).oldestAgeSeconds);
+        this.set((await backlog()).oldestAgeSeconds);
       },
     });
   }
