@@ -14,6 +14,7 @@ import { securityHeaders } from './common/http/security-headers.js';
 import { createValidationPipe } from './common/http/validation.pipe.js';
 import { setupOpenApi } from './common/openapi/openapi-documents.js';
 import type { AppConfig } from './config/app-config.js';
+import { AppLogger } from './logging/app-logger.js';
 import { HTTP_LOGGER, type HttpLogger } from './logging/logging.module.js';
 import { httpMetricsMiddleware } from './metrics/http-metrics.js';
 import { MetricsService } from './metrics/metrics.service.js';
@@ -32,7 +33,7 @@ export async function configureApp(
   app: NestExpressApplication,
   config: AppConfig,
 ): Promise<Record<ApiVersion, OpenAPIObject>> {
-  app.useLogger(app.get(Logger));
+  app.useLogger(new AppLogger(app.get(Logger)));
   app.disable('x-powered-by');
   // Ids beyond 2^53 (pets stored by operators) are answered digit for digit.
   sendJsonExactly(app.getHttpAdapter().getInstance());

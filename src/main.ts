@@ -14,21 +14,38 @@ async function bootstrap(): Promise<void> {
   const logger = new Logger('Bootstrap');
 
   // DATABASE_URL unset: run our own PostgreSQL (development); Ctrl-C stops it with us.
-  const database = await openDatabase(config, logger);
-  const app = await NestFactory.create<NestExpressApplication>(
-    AppModule.forRoot({ ...config, databaseUrl: database.url }),
-    APP_OPTIONS,
-  );
-  await configureApp(app, config);
-  const connections = prepareServer(app.getHttpServer(), config);
-  exitGracefullyOnSignals(
-    app,
-    connections,
-    config,
-    logger,
-    () => database.embedded?.stop() ?? Promise.resolve(),
-  );
-  await app.listen(config.port);
+  const database = await openDatabase(config);
+  let app: NestExpressApplication;
+  try {
+    app = await NestFactory.create<NestExpressApplication>(
+      AppModule.forRoot({ ...config, databaseUrl: database.url }),
+      APP_OPTIONS,
+    );
+    await configureApp(app, config);
+    const connections = prepareServer(app.getHttpServer(), config);
+    exitGracefullyOnSignals(
+      app,
+      connections,
+      config,
+      logger,
+      () => database.embedded?.stop() ?? Promise.resolve(),
+    );
+    await app.init();
+    // The server's own listen, not app.listen: Nest would log a taken port as an error with
+    // its stack before the one line below says it.
+    await new Promise<void>((resolve, reject) => {
+      const server = app.getHttpServer();
+      server.once('error', reject);
+      server.listen(config.port, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    // A failed start must not leave the embedded PostgreSQL it started behind.
+    await database.embedded?.stop();
+    throw error;
+  }
 
   const address = `http://localhost:${config.port}`;
   logger.log(`listening on ${address}/v1 — Swagger UI at ${address}/docs`);
@@ -45,8 +62,15 @@ async function bootstrap(): Promise<void> {
 }
 
 bootstrap().catch((error: unknown) => {
-  process.stderr.write(
-    `start-up failed: ${error instanceof Error ? error.message : String(error)}\n`,
-  );
+  process.stderr.write(`start-up failed: ${startUpFailure(error)}\n`);
   process.exit(1);
 });
+
+/** One line a person can act on. */
+function startUpFailure(error: unknown): string {
+  const { code, port } = (error ?? {}) as { code?: unknown; port?: unknown };
+  if (code === 'EADDRINUSE') {
+    return `port ${String(port)} is already in use by another program; stop it, or choose another port with PORT (PORT=3001 npm start)`;
+  }
+  return error instanceof Error ? error.message : String(error);
+}

@@ -94,7 +94,7 @@ export async function runApiKeyCommand(
 async function main(): Promise<number> {
   const config = readConfigOrExit();
   Logger.overrideLogger(['error', 'warn']);
-  const database = await openDatabase(config, new Logger('apikey'));
+  const database = await openDatabase(config);
   try {
     return await runApiKeyCommand(
       process.argv.slice(2),

@@ -1,7 +1,7 @@
-import type { LoggerService } from '@nestjs/common';
+import { Logger, type LoggerService } from '@nestjs/common';
 import { join } from 'node:path';
 import type { AppConfig } from '../config/app-config.js';
-import { ensureDatabase, startEmbeddedPostgres } from './embedded-postgres.js';
+import { ensureDatabase, startEmbeddedPostgres, urlOfRunningServer } from './embedded-postgres.js';
 
 const DATABASE_NAME = 'petstore';
 
@@ -19,20 +19,18 @@ export interface OpenedDatabase {
   } | null;
 }
 
-export async function openDatabase(
-  config: AppConfig,
-  logger: LoggerService,
-): Promise<OpenedDatabase> {
+export async function openDatabase(config: AppConfig): Promise<OpenedDatabase> {
   if (config.databaseUrl) {
     return { url: config.databaseUrl, embedded: null };
   }
+  const logger: LoggerService = new Logger('EmbeddedPostgres');
+  const files = embeddedFiles(config);
   const server = await startEmbeddedPostgres({
-    clusterDir: join(config.dataDir, 'postgres'),
-    credentialsFile: join(config.dataDir, 'postgres-credentials.json'),
-    portFile: join(config.dataDir, 'postgres-port'),
+    ...files,
     port: config.embeddedPostgresPort,
-    log: (message) => {
-      logger.warn(message, 'EmbeddedPostgres');
+    log: (message, level) => {
+      if (level === 'warn') logger.warn(message);
+      else logger.log(message);
     },
   });
   await ensureDatabase(server.adminUrl, DATABASE_NAME);
@@ -44,4 +42,27 @@ export async function openDatabase(
       stop: () => server.stop(),
     },
   };
+}
+
+/** Where the embedded server of PETSTORE_DATA_DIR keeps its cluster, password and port. */
+function embeddedFiles(config: AppConfig): {
+  clusterDir: string;
+  credentialsFile: string;
+  portFile: string;
+} {
+  return {
+    clusterDir: join(config.dataDir, 'postgres'),
+    credentialsFile: join(config.dataDir, 'postgres-credentials.json'),
+    portFile: join(config.dataDir, 'postgres-port'),
+  };
+}
+
+/**
+ * The URL of the service's database (DATABASE_URL, else the embedded one while a service
+ * runs it), or undefined when the embedded server is not running.
+ */
+export async function databaseUrlOf(config: AppConfig): Promise<string | undefined> {
+  if (config.databaseUrl) return config.databaseUrl;
+  const { clusterDir, credentialsFile } = embeddedFiles(config);
+  return urlOfRunningServer(clusterDir, credentialsFile, DATABASE_NAME);
 }

@@ -23,7 +23,7 @@ interface Credentials {
   password: string;
 }
 
-const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 export interface EmbeddedPostgresOptions {
   /** Folder of the cluster; created on first start. */
@@ -39,8 +39,8 @@ export interface EmbeddedPostgresOptions {
   port: number | undefined;
   /** Removes the cluster folder on stop (tests). */
   ephemeral?: boolean;
-  /** Receives PostgreSQL's errors. */
-  log?: (message: string) => void;
+  /** Receives what happens (`info`) and PostgreSQL's errors and surprises (`warn`). */
+  log?: (message: string, level: 'info' | 'warn') => void;
 }
 
 /**
@@ -66,7 +66,7 @@ export async function startEmbeddedPostgres(
       );
     },
   );
-  // The package stops its servers and exits on SIGINT/SIGTERM by itself, which would cut the
+  // The package stops its servers and exits on SIGINT/SIGTERM/SIGHUP by itself, which would cut the
   // service's graceful shutdown short; the owner of the server stops it (EmbeddedPostgres.stop).
   SIGNALS.forEach((signal, index) => {
     for (const listener of process.listeners(signal)) {
@@ -75,14 +75,13 @@ export async function startEmbeddedPostgres(
   });
   const credentials = await loadOrCreateCredentials(options.credentialsFile);
   const handle = (port: number, stop: () => Promise<void>): EmbeddedPostgres => {
-    const url = (database: string) =>
-      `postgres://${credentials.user}:${encodeURIComponent(credentials.password)}@127.0.0.1:${port}/${database}`;
+    const url = (database: string) => urlOf(credentials, port, database);
     return { port, adminUrl: url('postgres'), urlFor: url, stop };
   };
 
   const runningPort = await portOfRunningServer(clusterDir);
   if (runningPort !== undefined) {
-    log(`reusing the embedded PostgreSQL already running on port ${runningPort}`);
+    log(`reusing the embedded PostgreSQL already running on port ${runningPort}`, 'info');
     return handle(runningPort, () => Promise.resolve());
   }
 
@@ -105,7 +104,7 @@ export async function startEmbeddedPostgres(
       onLog: (message) => {
         if (/\b(ERROR|FATAL|PANIC)\b/.test(message)) {
           errors.push(message.trim());
-          log(message.trim());
+          log(message.trim(), 'warn');
         }
       },
       onError: (error) => errors.push(error instanceof Error ? error.message : String(error)),
@@ -115,7 +114,7 @@ export async function startEmbeddedPostgres(
   let server = serverOn(port);
   if (!existsSync(join(clusterDir, 'PG_VERSION'))) {
     await mkdir(clusterDir, { recursive: true });
-    log(`initialising an embedded PostgreSQL cluster in ${clusterDir}`);
+    log(`initialising an embedded PostgreSQL cluster in ${clusterDir}`, 'info');
     await server.initialise();
   }
   for (let attempt = 1; ; attempt++) {
@@ -151,7 +150,7 @@ export async function startEmbeddedPostgres(
  */
 async function choosePort(
   options: EmbeddedPostgresOptions,
-  log: (message: string) => void,
+  log: NonNullable<EmbeddedPostgresOptions['log']>,
 ): Promise<number> {
   if (options.port !== undefined) {
     if (await isListening(options.port)) {
@@ -169,6 +168,7 @@ async function choosePort(
   log(
     `port ${remembered}, remembered in ${options.portFile}, is taken by another program: ` +
       `the embedded PostgreSQL moves to port ${port} (set EMBEDDED_PG_PORT to choose one)`,
+    'warn',
   );
   return port;
 }
@@ -185,6 +185,25 @@ async function readRememberedPort(file: string): Promise<number | undefined> {
  * (postmaster.pid: its process id on the first line, its port on the fourth), if that process
  * is alive and the port answers; a file left by a crash is not a running server.
  */
+function urlOf(credentials: Credentials, port: number, database: string): string {
+  return `postgres://${credentials.user}:${encodeURIComponent(credentials.password)}@127.0.0.1:${port}/${database}`;
+}
+
+/**
+ * The URL of `database` on the embedded server that runs on `clusterDir` (started by a running
+ * service), or undefined when none runs there.
+ */
+export async function urlOfRunningServer(
+  clusterDir: string,
+  credentialsFile: string,
+  database: string,
+): Promise<string | undefined> {
+  const port = await portOfRunningServer(clusterDir);
+  if (port === undefined || !existsSync(credentialsFile)) return undefined;
+  const credentials = JSON.parse(await readFile(credentialsFile, 'utf8')) as Credentials;
+  return urlOf(credentials, port, database);
+}
+
 async function portOfRunningServer(clusterDir: string): Promise<number | undefined> {
   const lockFile = join(clusterDir, 'postmaster.pid');
   if (!existsSync(lockFile)) return undefined;

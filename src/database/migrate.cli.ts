@@ -1,4 +1,3 @@
-import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { readConfigOrExit } from '../config/read-config.js';
 import { openDatabase } from './embedded-database.js';
@@ -11,7 +10,7 @@ import { typeOrmOptions } from './typeorm-options.js';
  */
 async function main(): Promise<void> {
   const config = readConfigOrExit();
-  const database = await openDatabase(config, new Logger('migrate'));
+  const database = await openDatabase(config);
   const dataSource = new DataSource(
     await typeOrmOptions(config.databaseDirectUrl ?? database.url, config.db),
   );

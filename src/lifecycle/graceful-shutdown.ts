@@ -58,7 +58,8 @@ export function prepareServer(server: Server, config: AppConfig): Connections {
  * (a balancer needs a few health checks to notice). Then the listener closes; answers carry
  * Connection: close; connections idle for a second are closed; in-flight requests finish; the
  * app closes its pool and Redis; exit 0. All of it within SHUTDOWN_TIMEOUT_MS, else exit 1.
- * SIGINT (Ctrl-C) skips the delay.
+ * SIGINT (Ctrl-C) and SIGHUP (the terminal closed) skip the delay; without SIGHUP handled, a
+ * closed terminal would end the process at once and leave its embedded PostgreSQL running.
  */
 export function exitGracefullyOnSignals(
   app: NestExpressApplication,
@@ -121,7 +122,7 @@ export function exitGracefullyOnSignals(
     logger.log('closed; exiting', 'Shutdown');
     process.exit(0);
   };
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
     process.on(signal, () => {
       shutdown(signal).catch((error: unknown) => {
         logger.error(

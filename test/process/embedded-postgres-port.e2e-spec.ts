@@ -3,7 +3,27 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import pg from 'pg';
 import { freePort, startService, type ServiceProcess } from '../support/service-process.js';
+
+const DB_URL_CLI = join(import.meta.dirname, '..', '..', 'dist', 'database', 'database-url.cli.js');
+
+/** `npm run db:url` as the developer runs it, for a data folder: exit code, stdout, stderr. */
+async function databaseUrlOf(
+  folder: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [DB_URL_CLI], {
+      env: { PATH: process.env.PATH ?? '', PETSTORE_DATA_DIR: folder },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
 
 /** Long enough for two first starts at once (initdb, migrations, demo data) on a busy machine. */
 const FIRST_START_MS = 90_000;
@@ -142,6 +162,51 @@ describe('the embedded PostgreSQL port of a data folder (real processes)', () =>
     expect(announcedPort(service)).toBe(firstPort);
     expect(rememberedPort(first)).toBe(firstPort);
     await stop(service, first);
+  }, 60_000);
+
+  it('npm run db:url prints the URL of the running embedded database, and says when none runs', async () => {
+    const service = await start(first);
+    const answer = await databaseUrlOf(first);
+    expect(answer).toEqual({
+      code: 0,
+      stdout: expect.stringMatching(/^postgres:\/\/\S+\n$/),
+      stderr: '',
+    });
+    const client = new pg.Client({ connectionString: answer.stdout.trim() });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ pets: number }>(
+        'SELECT count(*)::int AS pets FROM pets',
+      );
+      expect(rows[0].pets).toBeGreaterThan(0);
+    } finally {
+      await client.end();
+    }
+    await stop(service, first);
+    expect(await databaseUrlOf(first)).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `The embedded PostgreSQL of ${first} is not running: start the service (npm start) and ask again.\n`,
+    });
+  }, 60_000);
+
+  it('a taken HTTP port stops the start in one line, and the embedded PostgreSQL with it', async () => {
+    const port = await freePort();
+    const blocker = await holdPort(port);
+    try {
+      const service = await startService(
+        { PETSTORE_DATA_DIR: first, PORT: String(port) },
+        { waitUntilLive: false },
+      );
+      running.add(service);
+      expect(await exitCodeWithin(service, 30_000)).toBe(1);
+      expect(service.stderr.filter((line) => line.trim() !== '')).toEqual([
+        expect.stringMatching(new RegExp(`^start-up failed: port ${port} is already in use`)),
+      ]);
+      expect(existsSync(join(first, 'postgres', 'postmaster.pid'))).toBe(false);
+    } finally {
+      await release(blocker);
+    }
   }, 60_000);
 
   it('moves to a free port, remembered, when another program holds the remembered one, and says so', async () => {
