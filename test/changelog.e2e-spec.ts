@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { CHANGELOG_PATH } from '../src/changelog/changelog.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
 /** The text of the page's `<pre>`, unescaped: what a reader of the page sees. */
@@ -60,6 +61,22 @@ describe('changelog (e2e)', () => {
     for (const document of ['/openapi/v1.json', '/openapi/v2.json', '/docs-json']) {
       const { body } = await t.http.get(document).expect(200);
       expect(JSON.stringify(Object.keys(body.paths))).not.toContain('changelog');
+    }
+  });
+
+  it("has a dated release for each OpenAPI document's version, newest first, and nothing else unreleased", async () => {
+    const changelog = readFileSync(CHANGELOG_PATH, 'utf8');
+    const releases = [...changelog.matchAll(/^## \[([^\]]+)\](?: - (\d{4}-\d{2}-\d{2}))?$/gm)].map(
+      ([, version, date]) => ({ version, date }),
+    );
+    expect(releases[0]).toEqual({ version: 'Unreleased', date: undefined });
+    const released = releases.slice(1);
+    expect(released.every((release) => release.date !== undefined)).toBe(true);
+    const dates = released.map((release) => release.date ?? '');
+    expect(dates).toEqual([...dates].sort().reverse());
+    for (const document of ['/openapi/v1.json', '/openapi/v2.json']) {
+      const { body } = await t.http.get(document).expect(200);
+      expect(released.map((release) => release.version)).toContain(body.info.version);
     }
   });
 

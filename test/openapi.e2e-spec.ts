@@ -81,11 +81,11 @@ describe('OpenAPI document and Swagger UI (e2e)', () => {
   afterAll(() => t.close());
 
   describe('GET /docs-json', () => {
-    it('is served without an API key as an OpenAPI 3 document of API version 1.0.0', async () => {
+    it('is served without an API key as an OpenAPI 3 document of API version 1.1.0', async () => {
       const res = await t.http.get('/docs-json').expect(200);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
       expect(res.body.openapi).toMatch(/^3\.\d+\.\d+$/);
-      expect(res.body.info.version).toBe('1.0.0');
+      expect(res.body.info.version).toBe('1.1.0');
       expect(typeof res.body.info.title).toBe('string');
     });
 

@@ -66,11 +66,11 @@ describe('v2 beside v1 (e2e)', () => {
       ]);
       expect(openapiV1.headers['content-type']).toBe(docsJson.headers['content-type']);
       expect(openapiV1.text).toBe(docsJson.text);
-      expect(v1.info.version).toBe('1.0.0');
+      expect(v1.info.version).toBe('1.1.0');
     });
 
-    it('serves /openapi/v2.json without an API key, as version 2.0.0 with its own server', () => {
-      expect(v2.info.version).toBe('2.0.0');
+    it('serves /openapi/v2.json without an API key, as version 2.0.0-beta.1 (CHANGELOG.md) with its own server', () => {
+      expect(v2.info.version).toBe('2.0.0-beta.1');
       expect(v2.servers?.map((server) => server.url)).toEqual(['/v2']);
       expect(v2.tags?.map((tag) => tag.name)).toEqual(['store', 'categories', 'webhooks']);
     });

@@ -35,7 +35,7 @@ const DOCUMENT_INFO: Record<
   { version: string; description: string; tags: Array<[name: string, description: string]> }
 > = {
   '1': {
-    version: '1.0.0',
+    version: '1.1.0',
     description:
       'Store orders, pet categories and the deprecated pet read. Every operation needs ' +
       '`Authorization: Bearer <API_KEY>`. Operations marked `x-stability: experimental` go beyond ' +
@@ -47,7 +47,7 @@ const DOCUMENT_INFO: Record<
     ],
   },
   '2': {
-    version: '2.0.0',
+    version: '2.0.0-beta.1',
     description:
       'Version 2, in beta: the store and category operations of v1, whose lists answer pages ' +
       '(`{data, nextCursor}` and a `Link: rel="next"` header) and take filters, and webhook ' +
