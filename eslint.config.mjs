@@ -25,12 +25,7 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: {
         projectService: {
-          allowDefaultProject: [
-            'jest.config.js',
-            'jest.browser.config.js',
-            'scripts/*.mjs',
-            'scripts/lib/*.mjs',
-          ],
+          allowDefaultProject: ['jest.config.js', 'jest.browser.config.js'],
         },
         tsconfigRootDir: import.meta.dirname,
       },
@@ -50,6 +45,8 @@ export default tseslint.config(
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
+      // disableTypeChecked's parser options (no project service): kept, only globals added.
+      ...tseslint.configs.disableTypeChecked.languageOptions,
       globals: Object.fromEntries(
         ['console', 'process', 'Buffer', 'URL', 'fetch', 'AbortSignal', 'AbortController']
           .concat(['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'])

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { createRun, describeExit, startInstance, waitReady } from './lib/harness.mjs';
+import { createRun, describeExit, printTail, startInstance, waitReady } from './lib/harness.mjs';
 import { freePorts, startNginx } from './loopback-nginx.mjs';
 
 const work = process.env.LB_WORK;
@@ -338,19 +338,9 @@ try {
 if (failures.length > 0) {
   console.log(`\nrolling restart: FAILED (${failures.length})\n  ${failures.join('\n  ')}`);
   for (const name of ['a', 'b']) {
-    const file = `${work}/${name}.log`;
-    if (existsSync(file)) {
-      const tail = readFileSync(file, 'utf8').trim().split('\n').slice(-15).join('\n');
-      console.log(
-        `\n-- last lines of instance ${name}'s log (LOG_LEVEL=warn)\n${tail || '(none)'}`,
-      );
-    }
+    printTail(`last lines of instance ${name}'s log (LOG_LEVEL=warn)`, `${work}/${name}.log`);
   }
-  const errorLog = `${work}/nginx/error.log`;
-  if (existsSync(errorLog)) {
-    const tail = readFileSync(errorLog, 'utf8').trim().split('\n').slice(-15).join('\n');
-    console.log(`\n-- last lines of nginx's error log\n${tail}`);
-  }
+  printTail("last lines of nginx's error log", `${work}/nginx/error.log`);
   process.exit(1);
 }
 console.log('\nrolling restart: passed');

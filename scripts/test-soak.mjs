@@ -10,12 +10,15 @@
 // - no request failed outside the PostgreSQL outage, and the only 5xx are 503s inside it;
 // - each instance recovered within 5 s of each restart.
 import { spawn } from 'node:child_process';
-import { openSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { createRun, startInstance, waitReady } from './lib/harness.mjs';
+import { createRun, printTable, startInstance, waitReady } from './lib/harness.mjs';
+import { call as callOnce } from './lib/http-call.mjs';
+import { mb, scrape } from './lib/metrics.mjs';
+import { startRedis as startRedisOn, waitRedis as waitRedisOn } from './lib/redis.mjs';
 import { freePorts, startNginx } from './loopback-nginx.mjs';
 
 const work = process.env.SOAK_WORK;
@@ -60,133 +63,15 @@ function sh(command) {
 // ---- HTTP over keep-alive connections ----
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
-
-/**
- * One request. `abandonAfter`: hang up once that many body bytes arrived. Never rejects:
- * the outcome carries the status, or the error when there was no complete answer.
- */
-function call({ port, method = 'GET', path, headers = {}, body, abandonAfter, timeoutMs = 30000 }) {
-  return new Promise((resolve) => {
-    const started = Date.now();
-    const done = (outcome) => resolve({ started, ended: Date.now(), ...outcome });
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const request = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        method,
-        path,
-        agent,
-        timeout: timeoutMs,
-        headers: {
-          ...headers,
-          ...(payload ? { 'content-type': 'application/json' } : {}),
-        },
-      },
-      (response) => {
-        const chunks = [];
-        let received = 0;
-        response.on('data', (chunk) => {
-          received += chunk.length;
-          if (abandonAfter !== undefined && received >= abandonAfter) {
-            request.destroy();
-            done({ status: response.statusCode, abandoned: true, bytes: received });
-            return;
-          }
-          chunks.push(chunk);
-        });
-        response.on('end', () =>
-          done({ status: response.statusCode, body: Buffer.concat(chunks), bytes: received }),
-        );
-        response.on('error', (error) =>
-          done({ status: response.statusCode, error: error.code ?? error.message }),
-        );
-        response.on('aborted', () => done({ status: response.statusCode, error: 'aborted' }));
-      },
-    );
-    request.on('timeout', () => request.destroy(new Error('timeout')));
-    request.on('error', (error) => done({ error: error.code ?? error.message }));
-    request.end(payload);
-  });
-}
-
-// ---- metrics ----
-
-function sample(text, name, labels = {}) {
-  const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`);
-  for (const line of text.split('\n')) {
-    if (line.startsWith('#')) continue;
-    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
-    const present = (match[2] ?? '').split(/,(?=[a-zA-Z_]+=")/);
-    if (wanted.every((label) => present.includes(label))) return Number(match[3]);
-  }
-  return Number.NaN;
-}
-
-async function scrape(instance) {
-  const response = await fetch(`http://127.0.0.1:${instance.metricsPort}/metrics`, {
-    signal: AbortSignal.timeout(5000),
-  });
-  const text = await response.text();
-  return {
-    rss: sample(text, 'process_resident_memory_bytes'),
-    handles: sample(text, 'nodejs_active_handles_total'),
-    heap: sample(text, 'nodejs_heap_size_used_bytes'),
-    heapTotal: sample(text, 'nodejs_heap_size_total_bytes'),
-    external: sample(text, 'nodejs_external_memory_bytes'),
-    used: sample(text, 'db_client_connections_usage', { state: 'used' }),
-    idle: sample(text, 'db_client_connections_usage', { state: 'idle' }),
-    pending: sample(text, 'db_client_connection_pending_requests'),
-    ready: sample(text, 'petstore_ready'),
-  };
-}
+const call = (options) => callOnce({ agent, ...options });
 
 // ---- the service, Redis, PostgreSQL ----
 
 const redis = { port: 0, child: null };
 const redisPrefix = `soak:${runId}:`;
 
-function startRedis() {
-  const log = openSync(`${work}/redis.log`, 'a');
-  const child = spawn(
-    'redis-server',
-    [
-      '--port',
-      String(redis.port),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--dir',
-      work,
-    ],
-    { stdio: ['ignore', log, log] },
-  );
-  track(child);
-  redis.child = child;
-  redis.exited = new Promise((resolve) => child.on('exit', resolve));
-}
-
-async function waitRedis() {
-  const deadline = Date.now() + 10000;
-  while (Date.now() < deadline) {
-    const client = new Redis({ port: redis.port, lazyConnect: true, maxRetriesPerRequest: 0 });
-    client.on('error', () => undefined);
-    try {
-      await client.connect();
-      if ((await client.ping()) === 'PONG') return;
-    } catch {
-      // not up yet
-    } finally {
-      client.disconnect();
-    }
-    await sleep(50);
-  }
-  throw new Error('Redis did not start within 10 s');
-}
+const startRedis = () => startRedisOn(run, { work, redis });
+const waitRedis = () => waitRedisOn(redis.port);
 
 function start(instance) {
   startInstance(run, {
@@ -458,7 +343,6 @@ const median = (values) => {
   const sorted = [...values].sort((x, y) => x - y);
   return sorted[Math.floor(sorted.length / 2)];
 };
-const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 /** Full collections in the instance (scripts/lib/soak-gc-hook.mjs); its memory figures. */
 async function collect(instance) {
@@ -644,15 +528,6 @@ async function main() {
     }
     return [kind, of.length, of.filter((o) => o.ok).length, JSON.stringify(statuses)];
   });
-  const table = (header, body) => {
-    const widths = header.map((h, i) =>
-      Math.max(String(h).length, ...body.map((r) => String(r[i]).length)),
-    );
-    const line = (r) => `| ${r.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
-    console.log(line(header));
-    console.log(`| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`);
-    for (const r of body) console.log(line(r));
-  };
   const durations = outcomes
     .filter((o) => o.kind === 'GET /v1/categories' && o.ok)
     .map((o) => o.ended - o.started);
@@ -660,7 +535,7 @@ async function main() {
   console.log(
     `\n== soak: ${SECONDS}s of load (warm-up ${warmedUp.toFixed(0)}s), ${outcomes.length} requests`,
   );
-  table(['requests', 'sent', 'as expected', 'answers'], rows);
+  printTable(['requests', 'sent', 'as expected', 'answers'], rows);
   console.log('');
   const checks = [];
   const add = (figure, value, limit, ok) => {
@@ -736,7 +611,7 @@ async function main() {
     '-',
     '',
   ]);
-  table(['figure', 'value', 'limit', ''], checks);
+  printTable(['figure', 'value', 'limit', ''], checks);
   for (const o of outside.slice(0, 10)) {
     console.log(
       `  failed outside the outage: ${o.kind} at ${((o.started - t0) / 1000).toFixed(1)}s: ${o.error ?? o.status}`,

@@ -1,9 +1,10 @@
-// Shared by scripts/test-lb.mjs and scripts/test-soak.mjs, which run built instances of the
-// service (the snapshot scripts/lib/harness.sh makes in the scratch folder) on loopback: the
-// log lines, the list of failures, the child processes and their clean-up on a signal or at the
-// watchdog, starting an instance and waiting until it is ready.
+// Shared by scripts/test-lb.mjs, test-soak.mjs and test-hostile.mjs, which run built instances
+// of the service (the snapshot scripts/lib/harness.sh makes in the scratch folder) on loopback:
+// the log lines, the list of failures, the child processes and their clean-up on a signal or at
+// the watchdog, starting an instance and waiting until it is ready, the printed tables and the
+// last lines of a log.
 import { spawn } from 'node:child_process';
-import { appendFileSync, openSync } from 'node:fs';
+import { appendFileSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
@@ -99,4 +100,22 @@ export async function waitReady(run, instance, deadlineMs) {
     await sleep(200);
   }
   throw new Error(`${instance.name} was not ready within ${deadlineMs / 1000}s`);
+}
+
+/** Prints a Markdown table: `header` (cells) and `rows` (arrays of cells), columns padded. */
+export function printTable(header, rows) {
+  const widths = header.map((h, i) =>
+    Math.max(String(h).length, ...rows.map((r) => String(r[i]).length)),
+  );
+  const line = (r) => `| ${r.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
+  console.log(line(header));
+  console.log(`| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`);
+  for (const r of rows) console.log(line(r));
+}
+
+/** Prints the last `count` lines of `file` under `title` (CI keeps no scratch folder). */
+export function printTail(title, file, count = 15) {
+  if (!existsSync(file)) return;
+  const tail = readFileSync(file, 'utf8').trim().split('\n').slice(-count).join('\n');
+  console.log(`\n-- ${title}\n${tail || '(none)'}`);
 }
