@@ -17,7 +17,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { createRun, printTable, startInstance, waitReady } from './lib/harness.mjs';
 import { call as callOnce } from './lib/http-call.mjs';
-import { mb, scrape } from './lib/metrics.mjs';
+import { collect, GC_HOOK_ARGS, mb, scrape } from './lib/metrics.mjs';
 import { startRedis as startRedisOn, waitRedis as waitRedisOn } from './lib/redis.mjs';
 import { freePorts, startNginx } from './loopback-nginx.mjs';
 
@@ -41,7 +41,6 @@ const SETTLE_MS = 30000;
 const FLOOR_MS = 15000;
 const WARMUP_S = Math.min(60, Math.max(20, Math.round(SECONDS * 0.2)));
 const MIXED_WORKERS = 4;
-const GC_HOOK = new URL('./lib/soak-gc-hook.mjs', import.meta.url).href;
 const databaseUrl = `postgres://postgres@127.0.0.1:${pgPort}/petstore`;
 const runId = Math.random().toString(36).slice(2, 10);
 
@@ -78,7 +77,7 @@ function start(instance) {
     work,
     instance,
     // --expose-gc and the hook: test-only, so that readings count live memory, not garbage.
-    nodeArgs: ['--expose-gc', '--import', GC_HOOK],
+    nodeArgs: GC_HOOK_ARGS,
     env: {
       METRICS_PORT: String(instance.metricsPort),
       METRICS_HOST: '127.0.0.1',
@@ -343,14 +342,6 @@ const median = (values) => {
   const sorted = [...values].sort((x, y) => x - y);
   return sorted[Math.floor(sorted.length / 2)];
 };
-
-/** Full collections in the instance (scripts/lib/soak-gc-hook.mjs); its memory figures. */
-async function collect(instance) {
-  const response = await fetch(`http://127.0.0.1:${instance.gcPort}/gc`, {
-    signal: AbortSignal.timeout(10000),
-  });
-  return response.json();
-}
 
 /**
  * A reading of an idle instance, taken the same way after warm-up and after the load: for

@@ -1,4 +1,20 @@
-// An instance's Prometheus metrics (METRICS_PORT), read by the loopback harnesses.
+// An instance's Prometheus metrics (METRICS_PORT), read by the loopback harnesses, and the
+// forced collections of the test-only GC hook (soak-gc-hook.mjs) before a memory reading.
+
+/** Node arguments that load the GC hook into an instance (with SOAK_GC_PORT in its env). */
+export const GC_HOOK_ARGS = [
+  '--expose-gc',
+  '--import',
+  new URL('./soak-gc-hook.mjs', import.meta.url).href,
+];
+
+/** Full collections in the instance (at instance.gcPort); its memory figures. */
+export async function collect(instance) {
+  const response = await fetch(`http://127.0.0.1:${instance.gcPort}/gc`, {
+    signal: AbortSignal.timeout(10000),
+  });
+  return response.json();
+}
 
 /** The value of the sample `name` with (at least) `labels` in Prometheus' text format, or NaN. */
 export function sample(text, name, labels = {}) {
