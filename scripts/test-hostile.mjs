@@ -3,7 +3,6 @@
 // deploy/nginx/nginx.conf on loopback, a private Redis, and hostile clients. Each scenario
 // prints its figures (value and limit) and passes or fails on its own; HOSTILE_ONLY picks some.
 import { randomBytes, createHash } from 'node:crypto';
-import { readFileSync, existsSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -11,13 +10,18 @@ import pg from 'pg';
 import {
   createRun,
   describeExit,
+  fileText,
+  instanceEnv,
   printTable,
   printTail,
+  runToVerdict,
+  seedOrders,
   startInstance,
+  stopCleanly,
   waitReady,
 } from './lib/harness.mjs';
 import { call as callOnce } from './lib/http-call.mjs';
-import { collect, GC_HOOK_ARGS, mb, scrape } from './lib/metrics.mjs';
+import { collect, GC_HOOK_ARGS, mb, measuredEnv, scrape } from './lib/metrics.mjs';
 import { startRedis, waitRedis } from './lib/redis.mjs';
 import { freePorts, startNginx } from './loopback-nginx.mjs';
 
@@ -48,7 +52,7 @@ const KEY = newKey(); // BOOTSTRAP_API_KEY
 const AUTH = { authorization: `Bearer ${KEY}` };
 
 const run = createRun({ work, watchdogMs: 6 * 60 * 1000 });
-const { say, fail, failures, track, stopEverything } = run;
+const { say, fail, failures, track } = run;
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 const call = (options) => callOnce({ agent, ...options });
@@ -65,17 +69,15 @@ function start(instance) {
     // Forced collections before each memory reading (test-only, scripts/lib/soak-gc-hook.mjs).
     nodeArgs: GC_HOOK_ARGS,
     env: {
-      SOAK_GC_PORT: String(instance.gcPort),
-      METRICS_PORT: String(instance.metricsPort),
-      METRICS_HOST: '127.0.0.1',
-      DATABASE_URL: databaseUrl,
-      BOOTSTRAP_API_KEY: KEY,
-      SEED_DEMO: 'true',
+      ...instanceEnv({
+        databaseUrl,
+        key: KEY,
+        redisUrl: `redis://127.0.0.1:${redis.port}`,
+        redisPrefix: `hostile:${runId}:`,
+      }),
+      ...measuredEnv(instance),
       // Request lines are needed: scenarios read them.
       LOG_LEVEL: 'info',
-      TRUST_PROXY: 'loopback',
-      REDIS_URL: `redis://127.0.0.1:${redis.port}`,
-      RATE_LIMIT_REDIS_PREFIX: `hostile:${runId}:`,
       // Keyed load is never limited by the per-minute limit; calls without a valid key keep
       // the default limit (60 a minute per address).
       RATE_LIMIT_PER_MINUTE: '1000000',
@@ -109,7 +111,6 @@ async function withDb(url, work) {
   }
 }
 
-const fileText = (file) => (existsSync(file) ? readFileSync(file, 'utf8') : '');
 const countOf = (text, pattern) => (text.match(pattern) ?? []).length;
 const tally = (items, keyOf) => {
   const counts = {};
@@ -953,21 +954,15 @@ async function main() {
     others: Array.from({ length: OTHER_KEYS }, newKey),
   };
   await withDb(databaseUrl, async (db) => {
-    await db.query('SET statement_timeout = 0');
-    petId = (await db.query('SELECT min(id)::int AS id FROM pets')).rows[0].id;
+    // The long list only where it is read.
+    const orders = chosen.some((s) => s.name === 'fair-shares') ? ORDERS : 0;
+    petId = await seedOrders(db, orders);
+    if (orders > 0) say(`${orders} orders inserted`);
     await insertKeys(db, {
       greedy: keys.greedy,
       echo: keys.echo,
       ...Object.fromEntries(keys.others.map((k, i) => [`other ${i}`, k])),
     });
-    if (chosen.some((s) => s.name === 'fair-shares')) {
-      await db.query(
-        `INSERT INTO orders (pet_id, quantity, status)
-         SELECT $1, 1 + g % 10, (ARRAY['pending', 'cancelled'])[1 + g % 2] FROM generate_series(1, $2) g`,
-        [petId, ORDERS],
-      );
-      say(`${ORDERS} orders inserted`);
-    }
   });
 
   nginxPort = ports[5];
@@ -1013,38 +1008,22 @@ async function main() {
   console.log('\n== summary');
   printTable(['scenario', 'result'], results);
 
-  nginx.child.kill('SIGQUIT');
-  await Promise.race([nginx.exited, sleep(10000)]);
-  for (const instance of instances) {
-    instance.child.kill('SIGTERM');
-    const result = await Promise.race([instance.exited, sleep(15000).then(() => null)]);
-    if (!result || result.code !== 0)
-      fail(
-        `${instance.name} did not stop cleanly: ${result ? describeExit(result) : 'still running after 15 s'}`,
-      );
-  }
+  await stopCleanly(run, nginx, instances);
 }
 
-try {
-  await main();
-} catch (error) {
-  fail(error instanceof Error ? error.message : String(error));
-} finally {
-  agent.destroy();
-  await stopEverything();
-}
-if (failures.length > 0) {
-  console.log(`\nhostile: FAILED (${failures.length})\n  ${failures.join('\n  ')}`);
-  for (const name of ['a', 'b']) {
-    const lines = fileText(`${work}/${name}.log`)
-      .split('\n')
-      .filter((line) => /"level":(50|60)/.test(line));
-    if (lines.length > 0)
-      console.log(
-        `\n-- ${name}: ${lines.length} error lines, the first: ${lines[0].slice(0, 600)}`,
-      );
-  }
-  printTail("last lines of nginx's error log", `${work}/nginx/error.log`, 10);
-  process.exit(1);
-}
-console.log('\nhostile: passed');
+await runToVerdict(run, 'hostile', main, {
+  stopped: () => agent.destroy(),
+  explain: () => {
+    for (const name of ['a', 'b']) {
+      const lines = fileText(`${work}/${name}.log`)
+        .split('\n')
+        .filter((line) => /"level":(50|60)/.test(line));
+      if (lines.length > 0) {
+        console.log(
+          `\n-- ${name}: ${lines.length} error lines, the first: ${lines[0].slice(0, 600)}`,
+        );
+      }
+    }
+    printTail("last lines of nginx's error log", `${work}/nginx/error.log`, 10);
+  },
+});

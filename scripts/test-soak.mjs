@@ -15,9 +15,18 @@ import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { createRun, printTable, startInstance, waitReady } from './lib/harness.mjs';
+import {
+  createRun,
+  instanceEnv,
+  printTable,
+  runToVerdict,
+  seedOrders,
+  startInstance,
+  stopCleanly,
+  waitReady,
+} from './lib/harness.mjs';
 import { call as callOnce } from './lib/http-call.mjs';
-import { collect, GC_HOOK_ARGS, mb, scrape } from './lib/metrics.mjs';
+import { collect, GC_HOOK_ARGS, mb, measuredEnv, scrape } from './lib/metrics.mjs';
 import { startRedis as startRedisOn, waitRedis as waitRedisOn } from './lib/redis.mjs';
 import { freePorts, startNginx } from './loopback-nginx.mjs';
 
@@ -46,7 +55,7 @@ const runId = Math.random().toString(36).slice(2, 10);
 
 // The pause after warm-up, the settling after the load and the restarts come on top of the load.
 const run = createRun({ work, watchdogMs: (SECONDS + 240) * 1000 });
-const { t0, say, fail, failures, track, stopEverything } = run;
+const { t0, say, fail, track } = run;
 
 function sh(command) {
   return new Promise((resolve, reject) => {
@@ -79,21 +88,19 @@ function start(instance) {
     // --expose-gc and the hook: test-only, so that readings count live memory, not garbage.
     nodeArgs: GC_HOOK_ARGS,
     env: {
-      METRICS_PORT: String(instance.metricsPort),
-      METRICS_HOST: '127.0.0.1',
-      DATABASE_URL: databaseUrl,
+      ...instanceEnv({
+        databaseUrl,
+        key: KEY,
+        redisUrl: `redis://127.0.0.1:${redis.port}`,
+        redisPrefix,
+      }),
+      ...measuredEnv(instance),
       DB_POOL_SIZE: String(POOL_SIZE),
-      BOOTSTRAP_API_KEY: KEY,
-      SEED_DEMO: 'true',
       LOG_LEVEL: 'warn',
-      TRUST_PROXY: 'loopback',
-      REDIS_URL: `redis://127.0.0.1:${redis.port}`,
-      RATE_LIMIT_REDIS_PREFIX: redisPrefix,
       // Keyed load is counted (in Redis) but never limited; calls without a key are, at 30/min.
       RATE_LIMIT_PER_MINUTE: '1000000',
       RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '30',
       SHUTDOWN_DRAIN_DELAY_MS: '0',
-      SOAK_GC_PORT: String(instance.gcPort),
     },
   });
 }
@@ -387,13 +394,7 @@ async function main() {
   await db.connect();
   try {
     // The service makes DB_STATEMENT_TIMEOUT_MS the role's setting; seeding may take longer.
-    await db.query('SET statement_timeout = 0');
-    petId = (await db.query('SELECT min(id)::int AS id FROM pets')).rows[0].id;
-    await db.query(
-      `INSERT INTO orders (pet_id, quantity, status)
-       SELECT $1, 1 + g % 10, (ARRAY['pending', 'cancelled'])[1 + g % 2] FROM generate_series(1, $2) g`,
-      [petId, ORDERS],
-    );
+    petId = await seedOrders(db, ORDERS);
   } finally {
     await db.end();
   }
@@ -620,26 +621,7 @@ async function main() {
     }
   }
 
-  nginx.child.kill('SIGQUIT');
-  await Promise.race([nginx.exited, sleep(10000)]);
-  for (const instance of instances) {
-    instance.child.kill('SIGTERM');
-    const result = await Promise.race([instance.exited, sleep(15000).then(() => null)]);
-    if (!result || result.code !== 0)
-      fail(`${instance.name} did not stop cleanly: ${JSON.stringify(result)}`);
-  }
+  await stopCleanly(run, nginx, instances);
 }
 
-try {
-  await main();
-} catch (error) {
-  fail(error instanceof Error ? error.message : String(error));
-} finally {
-  running = false;
-  await stopEverything();
-}
-if (failures.length > 0) {
-  console.log(`\nsoak: FAILED (${failures.length})\n  ${failures.join('\n  ')}`);
-  process.exit(1);
-}
-console.log('\nsoak: passed');
+await runToVerdict(run, 'soak', main, { stopped: () => (running = false) });

@@ -1,8 +1,9 @@
 // Shared by scripts/test-lb.mjs, test-soak.mjs and test-hostile.mjs, which run built instances
 // of the service (the snapshot scripts/lib/harness.sh makes in the scratch folder) on loopback:
 // the log lines, the list of failures, the child processes and their clean-up on a signal or at
-// the watchdog, starting an instance and waiting until it is ready, the printed tables and the
-// last lines of a log.
+// the watchdog, the environment every instance shares, starting an instance and waiting until it
+// is ready, the orders seeded with SQL, stopping nginx and the instances, the printed tables, the
+// last lines of a log and the verdict.
 import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -52,6 +53,21 @@ export function createRun({ work, watchdogMs }) {
   }, watchdogMs).unref();
 
   return { t0, say, fail, failures, track, stopEverything };
+}
+
+/**
+ * What every harness's instance runs with: its database, the bootstrap key, the demo data,
+ * nginx on loopback as the trusted proxy, and Redis when there is one (under its own prefix).
+ */
+export function instanceEnv({ databaseUrl, key, redisUrl, redisPrefix }) {
+  return {
+    DATABASE_URL: databaseUrl,
+    BOOTSTRAP_API_KEY: key,
+    SEED_DEMO: 'true',
+    TRUST_PROXY: 'loopback',
+    ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
+    ...(redisPrefix ? { RATE_LIMIT_REDIS_PREFIX: redisPrefix } : {}),
+  };
 }
 
 /**
@@ -113,9 +129,70 @@ export function printTable(header, rows) {
   for (const r of rows) console.log(line(r));
 }
 
+/** The text of a log file, '' when there is none (yet). */
+export const fileText = (file) => (existsSync(file) ? readFileSync(file, 'utf8') : '');
+
 /** Prints the last `count` lines of `file` under `title` (CI keeps no scratch folder). */
 export function printTail(title, file, count = 15) {
   if (!existsSync(file)) return;
-  const tail = readFileSync(file, 'utf8').trim().split('\n').slice(-count).join('\n');
+  const tail = fileText(file).trim().split('\n').slice(-count).join('\n');
   console.log(`\n-- ${title}\n${tail || '(none)'}`);
+}
+
+/**
+ * `count` orders for the demo data's first pet, inserted by `db` (a pg client) in one statement:
+ * a long listOrders without placing them one by one. Answers the pet's id.
+ */
+export async function seedOrders(db, count) {
+  // The service makes DB_STATEMENT_TIMEOUT_MS the role's setting; seeding may take longer.
+  await db.query('SET statement_timeout = 0');
+  const petId = (await db.query('SELECT min(id)::int AS id FROM pets')).rows[0].id;
+  await db.query(
+    `INSERT INTO orders (pet_id, quantity, status)
+     SELECT $1, 1 + g % 10, (ARRAY['pending', 'cancelled'])[1 + g % 2] FROM generate_series(1, $2) g`,
+    [petId, count],
+  );
+  return petId;
+}
+
+/** nginx sent SIGQUIT, then each instance SIGTERM: each must exit 0 within 15 s. */
+export async function stopCleanly(run, nginx, instances) {
+  nginx.child.kill('SIGQUIT');
+  await Promise.race([nginx.exited, sleep(10000)]);
+  for (const instance of instances) {
+    instance.child.kill('SIGTERM');
+    const result = await Promise.race([instance.exited, sleep(15000).then(() => null)]);
+    if (!result || result.code !== 0) {
+      run.fail(
+        `${instance.name} did not stop cleanly: ${result ? describeExit(result) : 'still running after 15 s'}`,
+      );
+    }
+  }
+}
+
+/**
+ * Runs `main`, stops every child (after `stopped`, the caller's own clean-up), and prints the
+ * verdict: `title: passed`, or `title: FAILED` with the failures, then `explain()` (the logs
+ * that say why; CI keeps no scratch folder), and exit code 1.
+ */
+export async function runToVerdict(
+  run,
+  title,
+  main,
+  { stopped = () => {}, explain = () => {} } = {},
+) {
+  try {
+    await main();
+  } catch (error) {
+    run.fail(error instanceof Error ? error.message : String(error));
+  } finally {
+    stopped();
+    await run.stopEverything();
+  }
+  if (run.failures.length > 0) {
+    console.log(`\n${title}: FAILED (${run.failures.length})\n  ${run.failures.join('\n  ')}`);
+    explain();
+    process.exit(1);
+  }
+  console.log(`\n${title}: passed`);
 }

@@ -8,6 +8,15 @@ export const GC_HOOK_ARGS = [
   new URL('./soak-gc-hook.mjs', import.meta.url).href,
 ];
 
+/** The environment of an instance read so: its metrics listener and the hook, on loopback. */
+export function measuredEnv(instance) {
+  return {
+    METRICS_PORT: String(instance.metricsPort),
+    METRICS_HOST: '127.0.0.1',
+    SOAK_GC_PORT: String(instance.gcPort),
+  };
+}
+
 /** Full collections in the instance (at instance.gcPort); its memory figures. */
 export async function collect(instance) {
   const response = await fetch(`http://127.0.0.1:${instance.gcPort}/gc`, {
