@@ -33,8 +33,9 @@ if (!work || !pgPort) {
   process.exit(2);
 }
 
-// The instances' request timeout, small so that slow bodies are cut within the test. The
-// variable names are the service's (src/config/config-variables.ts); HOSTILE_ENV adds others.
+// The instances' request timeout, small so that slow bodies are cut within the test. The name is
+// the one the service is to read (src/config/config-variables.ts): a variable it does not know
+// is ignored, and slow bodies stay open. HOSTILE_ENV adds others (or another value).
 const REQUEST_TIMEOUT_MS = 5000;
 const TIMEOUT_ENV = { REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) };
 const EXTRA_ENV = Object.fromEntries(
@@ -101,11 +102,12 @@ async function insertKeys(db, keys) {
   }
 }
 
-async function withDb(url, work) {
-  const db = new pg.Client({ connectionString: url });
+/** `use(db)` with a client of the service's database, closed after. */
+async function withDb(use) {
+  const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
   try {
-    return await work(db);
+    return await use(db);
   } finally {
     await db.end();
   }
@@ -732,7 +734,7 @@ const KILL_TAIL_MS = 4000; // load after the killed instance is back
 
 async function killNine(check) {
   const b = instances[1];
-  const killPet = await withDb(databaseUrl, async (db) => {
+  const killPet = await withDb(async (db) => {
     const pet = (
       await db.query(
         "INSERT INTO pets (name, status) VALUES ($1, 'available') RETURNING id::int AS id",
@@ -797,7 +799,7 @@ async function killNine(check) {
   await Promise.all(workers);
 
   const placed = outcomes.filter((o) => o.id !== undefined).map((o) => o.id);
-  const { stored, withEvent, inDatabase } = await withDb(databaseUrl, async (db) => ({
+  const { stored, withEvent, inDatabase } = await withDb(async (db) => ({
     stored: (
       await db.query('SELECT count(*)::int AS n FROM orders WHERE id = ANY ($1::bigint[])', [
         placed,
@@ -846,7 +848,7 @@ async function killNine(check) {
   );
   check('orders in the database, answered or not', inDatabase, '-', true);
   check(
-    "requests in flight at the kill: the client's (both instances) / nginx's lost on b",
+    "requests open from the kill to b's exit (both instances) / lost on b (nginx's error log)",
     `${inFlight.length} / ${lost.length}`,
     '-',
     true,
@@ -953,7 +955,7 @@ async function main() {
     echo: newKey(),
     others: Array.from({ length: OTHER_KEYS }, newKey),
   };
-  await withDb(databaseUrl, async (db) => {
+  await withDb(async (db) => {
     // The long list only where it is read.
     const orders = chosen.some((s) => s.name === 'fair-shares') ? ORDERS : 0;
     petId = await seedOrders(db, orders);
