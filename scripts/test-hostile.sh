@@ -9,6 +9,7 @@
 # builds, makes the PostgreSQL cluster and removes everything afterwards (scripts/lib/harness.sh).
 # HOSTILE_ONLY=name[,name…] runs only those scenarios (the names are printed at the start).
 # HOSTILE_ENV='NAME=value …' adds (or overrides) instance environment variables.
+# HOSTILE_DIST=path runs another compiled copy than this checkout's dist/.
 # HOSTILE_KEEP=1 keeps the scratch folder (instance, nginx, Redis and PostgreSQL logs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +17,7 @@ cd "$(dirname "$0")/.."
 
 harness_start hostile HOSTILE_KEEP
 install_missing nginx postgresql redis-server
-snapshot_app
+snapshot_app "${HOSTILE_DIST:-}"
 start_private_postgres
 
 export HOSTILE_WORK="$work" HOSTILE_NGINX="$nginx_bin" HOSTILE_PG_PORT="$pg_port"
