@@ -367,9 +367,20 @@ async function slowBodies(check) {
     await sleep(1000); // for the freed memory to go back to the system
     return (await scrape(instance)).rss;
   };
+  // Before: once it stands still (what earlier scenarios left is given back a while later, when
+  // V8's memory reducer runs), so that a drop from them does not hide a rise from this one.
+  const settledRss = async (instance) => {
+    let last = await rss(instance);
+    for (let i = 0; i < 10; i++) {
+      const now = await rss(instance);
+      if (Math.abs(now - last) < 2 * 1024 * 1024) return now;
+      last = now;
+    }
+    return last;
+  };
   const rssBefore = {};
   const rssDuring = {};
-  for (const instance of instances) rssBefore[instance.name] = await rss(instance);
+  for (const instance of instances) rssBefore[instance.name] = await settledRss(instance);
   const ticks = new Set();
   const ticker = setInterval(() => ticks.forEach((tick) => tick()), 1000);
   say(
