@@ -26,7 +26,7 @@ import {
   waitReady,
 } from './lib/harness.mjs';
 import { call as callOnce } from './lib/http-call.mjs';
-import { collect, GC_HOOK_ARGS, mb, measuredEnv, scrape } from './lib/metrics.mjs';
+import { GC_HOOK_ARGS, mb, measuredEnv, median, scrape, settle } from './lib/metrics.mjs';
 import { startRedis as startRedisOn, waitRedis as waitRedisOn } from './lib/redis.mjs';
 import { freePorts, startNginx } from './loopback-nginx.mjs';
 
@@ -47,7 +47,6 @@ const POOL_SIZE = 5;
 const RECOVERY_LIMIT_MS = 5000;
 const GROWTH_LIMIT = 1.1;
 const SETTLE_MS = 30000;
-const FLOOR_MS = 15000;
 const WARMUP_S = Math.min(60, Math.max(20, Math.round(SECONDS * 0.2)));
 const MIXED_WORKERS = 4;
 const databaseUrl = `postgres://postgres@127.0.0.1:${pgPort}/petstore`;
@@ -344,37 +343,6 @@ async function restartPostgres(instances, nginxPort) {
 }
 
 // ---- the run ----
-
-const median = (values) => {
-  const sorted = [...values].sort((x, y) => x - y);
-  return sorted[Math.floor(sorted.length / 2)];
-};
-
-/**
- * A reading of an idle instance, taken the same way after warm-up and after the load: for
- * FLOOR_MS, again and again a forced collection, a second for the memory to go back to the
- * system and a scrape of its metrics; then the median of the last three, so that one slow
- * collection or scrape is no outlier. Forced collections alone leave V8's heap as large as the
- * load made it (Node 20's gc() does not shrink it); V8's memory reducer does, some seconds after
- * the allocation rate drops, so the readings go on until it has had its turn.
- */
-async function settle(instance) {
-  const samples = [];
-  const until = Date.now() + FLOOR_MS;
-  while (Date.now() < until || samples.length < 3) {
-    await collect(instance);
-    await sleep(1000);
-    samples.push(await scrape(instance));
-  }
-  const last = samples.slice(-3);
-  return {
-    rss: median(last.map((s) => s.rss)),
-    handles: median(last.map((s) => s.handles)),
-    heap: median(last.map((s) => s.heap)),
-    heapTotal: median(last.map((s) => s.heapTotal)),
-    external: median(last.map((s) => s.external)),
-  };
-}
 
 async function main() {
   const ports = await freePorts(8);

@@ -1,5 +1,6 @@
 // An instance's Prometheus metrics (METRICS_PORT), read by the loopback harnesses, and the
 // forced collections of the test-only GC hook (soak-gc-hook.mjs) before a memory reading.
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Node arguments that load the GC hook into an instance (with SOAK_GC_PORT in its env). */
 export const GC_HOOK_ARGS = [
@@ -58,3 +59,36 @@ export async function scrape(instance) {
 }
 
 export const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+export const median = (values) => {
+  const sorted = [...values].sort((x, y) => x - y);
+  return sorted[Math.floor(sorted.length / 2)];
+};
+
+const FLOOR_MS = 15000;
+
+/**
+ * A reading of an idle instance, taken the same way before and after what is measured (the
+ * soak: after warm-up and after the load): for FLOOR_MS, again and again a forced collection,
+ * a second for the memory to go back to the system and a scrape of its metrics; then the median of the last three, so that one slow
+ * collection or scrape is no outlier. Forced collections alone leave V8's heap as large as the
+ * load made it (Node 20's gc() does not shrink it); V8's memory reducer does, some seconds after
+ * the allocation rate drops, so the readings go on until it has had its turn.
+ */
+export async function settle(instance) {
+  const samples = [];
+  const until = Date.now() + FLOOR_MS;
+  while (Date.now() < until || samples.length < 3) {
+    await collect(instance);
+    await sleep(1000);
+    samples.push(await scrape(instance));
+  }
+  const last = samples.slice(-3);
+  return {
+    rss: median(last.map((s) => s.rss)),
+    handles: median(last.map((s) => s.handles)),
+    heap: median(last.map((s) => s.heap)),
+    heapTotal: median(last.map((s) => s.heapTotal)),
+    external: median(last.map((s) => s.external)),
+  };
+}
