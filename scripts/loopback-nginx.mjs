@@ -1,12 +1,15 @@
 // nginx as deploy/nginx/nginx.conf runs it in compose, moved to loopback for the tests that
-// run real instances behind it (npm run test:lb, npm run test:soak): the same upstream
+// run real instances behind it (npm run test:lb, test:soak, test:hostile): the same upstream
 // settings, timeouts and failover, with loopback addresses and its files in a scratch folder.
 import { spawn } from 'node:child_process';
 import { mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-/** deploy/nginx/nginx.conf with loopback addresses and its files under `dir`. */
+/**
+ * deploy/nginx/nginx.conf with loopback addresses and its files under `dir`; `failTimeoutS`
+ * replaces the file's fail_timeout, left as shipped when undefined.
+ */
 export function nginxConfig({ dir, nginxPort, ports, failTimeoutS }) {
   let conf = readFileSync(new URL('../deploy/nginx/nginx.conf', import.meta.url), 'utf8');
   const replace = (pattern, replacement, expected = 1) => {
@@ -30,7 +33,9 @@ export function nginxConfig({ dir, nginxPort, ports, failTimeoutS }) {
   replace(/^\s*resolver .*;$/, '');
   replace(/^(\s*)server api:3000 /, `$1server 127.0.0.1:${ports[0]} `);
   replace(/^(\s*)server api-2:3000 /, `$1server 127.0.0.1:${ports[1]} `);
-  replace(/ fail_timeout=\d+s/, ` fail_timeout=${failTimeoutS}s`, 2);
+  if (failTimeoutS !== undefined) {
+    replace(/ fail_timeout=\d+s/, ` fail_timeout=${failTimeoutS}s`, 2);
+  }
   replace(/ resolve;$/, ';', 2);
   replace(/^(\s*)listen 8080;$/, `$1listen 127.0.0.1:${nginxPort};`);
   return conf;

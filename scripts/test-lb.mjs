@@ -6,7 +6,15 @@ import { existsSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { createRun, describeExit, startInstance, waitReady } from './lib/harness.mjs';
+import {
+  createRun,
+  describeExit,
+  instanceEnv,
+  printTail,
+  runToVerdict,
+  startInstance,
+  waitReady,
+} from './lib/harness.mjs';
 import { freePorts, startNginx } from './loopback-nginx.mjs';
 
 const work = process.env.LB_WORK;
@@ -30,7 +38,7 @@ const runId = Math.random().toString(36).slice(2, 10);
 const fetch = globalThis.fetch;
 
 const run = createRun({ work, watchdogMs: WATCHDOG_MS });
-const { say, fail, failures, stopEverything } = run;
+const { say, fail } = run;
 
 /** Status of a GET, or the error code when there was no answer. */
 async function probe(url, headers = {}) {
@@ -50,16 +58,12 @@ function start(instance) {
     work,
     instance,
     env: {
-      DATABASE_URL: databaseUrl,
-      BOOTSTRAP_API_KEY: KEY,
-      SEED_DEMO: 'true',
+      ...instanceEnv({ databaseUrl, key: KEY, redisUrl }),
       LOG_LEVEL: 'warn',
-      TRUST_PROXY: 'loopback',
       RATE_LIMIT_PER_MINUTE: '0',
       RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '0',
       SHUTDOWN_DRAIN_DELAY_MS: String(DRAIN_MS),
       SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
-      ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
     },
   });
 }
@@ -328,29 +332,11 @@ async function main() {
   if (created < posts201) fail(`${created} categories created for ${posts201} answers 201`);
 }
 
-try {
-  await main();
-} catch (error) {
-  fail(error instanceof Error ? error.message : String(error));
-} finally {
-  await stopEverything();
-}
-if (failures.length > 0) {
-  console.log(`\nrolling restart: FAILED (${failures.length})\n  ${failures.join('\n  ')}`);
-  for (const name of ['a', 'b']) {
-    const file = `${work}/${name}.log`;
-    if (existsSync(file)) {
-      const tail = readFileSync(file, 'utf8').trim().split('\n').slice(-15).join('\n');
-      console.log(
-        `\n-- last lines of instance ${name}'s log (LOG_LEVEL=warn)\n${tail || '(none)'}`,
-      );
+await runToVerdict(run, 'rolling restart', main, {
+  explain: () => {
+    for (const name of ['a', 'b']) {
+      printTail(`last lines of instance ${name}'s log (LOG_LEVEL=warn)`, `${work}/${name}.log`);
     }
-  }
-  const errorLog = `${work}/nginx/error.log`;
-  if (existsSync(errorLog)) {
-    const tail = readFileSync(errorLog, 'utf8').trim().split('\n').slice(-15).join('\n');
-    console.log(`\n-- last lines of nginx's error log\n${tail}`);
-  }
-  process.exit(1);
-}
-console.log('\nrolling restart: passed');
+    printTail("last lines of nginx's error log", `${work}/nginx/error.log`);
+  },
+});

@@ -10,12 +10,25 @@
 // - no request failed outside the PostgreSQL outage, and the only 5xx are 503s inside it;
 // - each instance recovered within 5 s of each restart.
 import { spawn } from 'node:child_process';
-import { openSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { createRun, describeExit, getText, startInstance, waitReady } from './lib/harness.mjs';
+import {
+  createRun,
+  instanceEnv,
+  printInstanceStates,
+  printTable,
+  runToVerdict,
+  seedOrders,
+  startInstance,
+  stopCleanly,
+  waitReady,
+} from './lib/harness.mjs';
+import { call as callOnce } from './lib/http-call.mjs';
+import { GC_HOOK_ARGS, mb, measuredEnv, median, scrape, settle } from './lib/metrics.mjs';
+import { startRedis as startRedisOn, waitRedis as waitRedisOn } from './lib/redis.mjs';
 import { freePorts, startNginx } from './loopback-nginx.mjs';
 
 const work = process.env.SOAK_WORK;
@@ -35,16 +48,14 @@ const POOL_SIZE = 5;
 const RECOVERY_LIMIT_MS = 5000;
 const GROWTH_LIMIT = 1.1;
 const SETTLE_MS = 30000;
-const FLOOR_MS = 15000;
 const WARMUP_S = Math.min(60, Math.max(20, Math.round(SECONDS * 0.2)));
 const MIXED_WORKERS = 4;
-const GC_HOOK = new URL('./lib/soak-gc-hook.mjs', import.meta.url).href;
 const databaseUrl = `postgres://postgres@127.0.0.1:${pgPort}/petstore`;
 const runId = Math.random().toString(36).slice(2, 10);
 
 // The pause after warm-up, the settling after the load and the restarts come on top of the load.
 const run = createRun({ work, watchdogMs: (SECONDS + 240) * 1000 });
-const { t0, say, fail, failures, track, stopEverything } = run;
+const { t0, say, fail, track } = run;
 
 function sh(command) {
   return new Promise((resolve, reject) => {
@@ -60,153 +71,36 @@ function sh(command) {
 // ---- HTTP over keep-alive connections ----
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
-
-/**
- * One request. `abandonAfter`: hang up once that many body bytes arrived. Never rejects:
- * the outcome carries the status, or the error when there was no complete answer.
- */
-function call({ port, method = 'GET', path, headers = {}, body, abandonAfter, timeoutMs = 30000 }) {
-  return new Promise((resolve) => {
-    const started = Date.now();
-    const done = (outcome) => resolve({ started, ended: Date.now(), ...outcome });
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const request = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        method,
-        path,
-        agent,
-        timeout: timeoutMs,
-        headers: {
-          ...headers,
-          ...(payload ? { 'content-type': 'application/json' } : {}),
-        },
-      },
-      (response) => {
-        const chunks = [];
-        let received = 0;
-        response.on('data', (chunk) => {
-          received += chunk.length;
-          if (abandonAfter !== undefined && received >= abandonAfter) {
-            request.destroy();
-            done({ status: response.statusCode, abandoned: true, bytes: received });
-            return;
-          }
-          chunks.push(chunk);
-        });
-        response.on('end', () =>
-          done({ status: response.statusCode, body: Buffer.concat(chunks), bytes: received }),
-        );
-        response.on('error', (error) =>
-          done({ status: response.statusCode, error: error.code ?? error.message }),
-        );
-        response.on('aborted', () => done({ status: response.statusCode, error: 'aborted' }));
-      },
-    );
-    request.on('timeout', () => request.destroy(new Error('timeout')));
-    request.on('error', (error) => done({ error: error.code ?? error.message }));
-    request.end(payload);
-  });
-}
-
-// ---- metrics ----
-
-function sample(text, name, labels = {}) {
-  const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`);
-  for (const line of text.split('\n')) {
-    if (line.startsWith('#')) continue;
-    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
-    const present = (match[2] ?? '').split(/,(?=[a-zA-Z_]+=")/);
-    if (wanted.every((label) => present.includes(label))) return Number(match[3]);
-  }
-  return Number.NaN;
-}
-
-async function scrape(instance) {
-  const { text } = await getText(`http://127.0.0.1:${instance.metricsPort}/metrics`, 5000);
-  return {
-    rss: sample(text, 'process_resident_memory_bytes'),
-    handles: sample(text, 'nodejs_active_handles_total'),
-    heap: sample(text, 'nodejs_heap_size_used_bytes'),
-    heapTotal: sample(text, 'nodejs_heap_size_total_bytes'),
-    external: sample(text, 'nodejs_external_memory_bytes'),
-    used: sample(text, 'db_client_connections_usage', { state: 'used' }),
-    idle: sample(text, 'db_client_connections_usage', { state: 'idle' }),
-    pending: sample(text, 'db_client_connection_pending_requests'),
-    ready: sample(text, 'petstore_ready'),
-  };
-}
+const call = (options) => callOnce({ agent, ...options });
 
 // ---- the service, Redis, PostgreSQL ----
 
 const redis = { port: 0, child: null };
 const redisPrefix = `soak:${runId}:`;
 
-function startRedis() {
-  const log = openSync(`${work}/redis.log`, 'a');
-  const child = spawn(
-    'redis-server',
-    [
-      '--port',
-      String(redis.port),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--dir',
-      work,
-    ],
-    { stdio: ['ignore', log, log] },
-  );
-  track(child);
-  redis.child = child;
-  redis.exited = new Promise((resolve) => child.on('exit', resolve));
-}
-
-async function waitRedis() {
-  const deadline = Date.now() + 10000;
-  while (Date.now() < deadline) {
-    const client = new Redis({ port: redis.port, lazyConnect: true, maxRetriesPerRequest: 0 });
-    client.on('error', () => undefined);
-    try {
-      await client.connect();
-      if ((await client.ping()) === 'PONG') return;
-    } catch {
-      // not up yet
-    } finally {
-      client.disconnect();
-    }
-    await sleep(50);
-  }
-  throw new Error('Redis did not start within 10 s');
-}
+const startRedis = () => startRedisOn(run, { work, redis });
+const waitRedis = () => waitRedisOn(redis.port);
 
 function start(instance) {
   startInstance(run, {
     work,
     instance,
     // --expose-gc and the hook: test-only, so that readings count live memory, not garbage.
-    nodeArgs: ['--expose-gc', '--import', GC_HOOK],
+    nodeArgs: GC_HOOK_ARGS,
     env: {
-      METRICS_PORT: String(instance.metricsPort),
-      METRICS_HOST: '127.0.0.1',
-      DATABASE_URL: databaseUrl,
+      ...instanceEnv({
+        databaseUrl,
+        key: KEY,
+        redisUrl: `redis://127.0.0.1:${redis.port}`,
+        redisPrefix,
+      }),
+      ...measuredEnv(instance),
       DB_POOL_SIZE: String(POOL_SIZE),
-      BOOTSTRAP_API_KEY: KEY,
-      SEED_DEMO: 'true',
       LOG_LEVEL: 'warn',
-      TRUST_PROXY: 'loopback',
-      REDIS_URL: `redis://127.0.0.1:${redis.port}`,
-      RATE_LIMIT_REDIS_PREFIX: redisPrefix,
       // Keyed load is counted (in Redis) but never limited; calls without a key are, at 30/min.
       RATE_LIMIT_PER_MINUTE: '1000000',
       RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '30',
       SHUTDOWN_DRAIN_DELAY_MS: '0',
-      SOAK_GC_PORT: String(instance.gcPort),
     },
   });
 }
@@ -451,44 +345,7 @@ async function restartPostgres(instances, nginxPort) {
 
 // ---- the run ----
 
-const median = (values) => {
-  const sorted = [...values].sort((x, y) => x - y);
-  return sorted[Math.floor(sorted.length / 2)];
-};
-const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-
-/** Full collections in the instance (scripts/lib/soak-gc-hook.mjs); its memory figures. */
-async function collect(instance) {
-  return JSON.parse((await getText(`http://127.0.0.1:${instance.gcPort}/gc`, 10000)).text);
-}
-
-/**
- * A reading of an idle instance, taken the same way after warm-up and after the load: for
- * FLOOR_MS, again and again a forced collection, a second for the memory to go back to the
- * system and a scrape of its metrics; then the median of the last three, so that one slow
- * collection or scrape is no outlier. Forced collections alone leave V8's heap as large as the
- * load made it (Node 20's gc() does not shrink it); V8's memory reducer does, some seconds after
- * the allocation rate drops, so the readings go on until it has had its turn.
- */
-async function settle(instance) {
-  const samples = [];
-  const until = Date.now() + FLOOR_MS;
-  while (Date.now() < until || samples.length < 3) {
-    await collect(instance);
-    await sleep(1000);
-    samples.push(await scrape(instance));
-  }
-  const last = samples.slice(-3);
-  return {
-    rss: median(last.map((s) => s.rss)),
-    handles: median(last.map((s) => s.handles)),
-    heap: median(last.map((s) => s.heap)),
-    heapTotal: median(last.map((s) => s.heapTotal)),
-    external: median(last.map((s) => s.external)),
-  };
-}
-
-/** The two instances; module-level so that a failure can say how each one is doing. */
+/** The two instances: module-level, so that a failed run can say how each is doing. */
 const instances = [];
 
 async function main() {
@@ -508,13 +365,7 @@ async function main() {
   await db.connect();
   try {
     // The service makes DB_STATEMENT_TIMEOUT_MS the role's setting; seeding may take longer.
-    await db.query('SET statement_timeout = 0');
-    petId = (await db.query('SELECT min(id)::int AS id FROM pets')).rows[0].id;
-    await db.query(
-      `INSERT INTO orders (pet_id, quantity, status)
-       SELECT $1, 1 + g % 10, (ARRAY['pending', 'cancelled'])[1 + g % 2] FROM generate_series(1, $2) g`,
-      [petId, ORDERS],
-    );
+    petId = await seedOrders(db, ORDERS);
   } finally {
     await db.end();
   }
@@ -640,15 +491,6 @@ async function main() {
     }
     return [kind, of.length, of.filter((o) => o.ok).length, JSON.stringify(statuses)];
   });
-  const table = (header, body) => {
-    const widths = header.map((h, i) =>
-      Math.max(String(h).length, ...body.map((r) => String(r[i]).length)),
-    );
-    const line = (r) => `| ${r.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
-    console.log(line(header));
-    console.log(`| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`);
-    for (const r of body) console.log(line(r));
-  };
   const durations = outcomes
     .filter((o) => o.kind === 'GET /v1/categories' && o.ok)
     .map((o) => o.ended - o.started);
@@ -656,7 +498,7 @@ async function main() {
   console.log(
     `\n== soak: ${SECONDS}s of load (warm-up ${warmedUp.toFixed(0)}s), ${outcomes.length} requests`,
   );
-  table(['requests', 'sent', 'as expected', 'answers'], rows);
+  printTable(['requests', 'sent', 'as expected', 'answers'], rows);
   console.log('');
   const checks = [];
   const add = (figure, value, limit, ok) => {
@@ -732,7 +574,7 @@ async function main() {
     '-',
     '',
   ]);
-  table(['figure', 'value', 'limit', ''], checks);
+  printTable(['figure', 'value', 'limit', ''], checks);
   for (const o of outside.slice(0, 10)) {
     console.log(
       `  failed outside the outage: ${o.kind} at ${((o.started - t0) / 1000).toFixed(1)}s: ${o.error ?? o.status}`,
@@ -750,40 +592,10 @@ async function main() {
     }
   }
 
-  nginx.child.kill('SIGQUIT');
-  await Promise.race([nginx.exited, sleep(10000)]);
-  for (const instance of instances) {
-    instance.child.kill('SIGTERM');
-    const result = await Promise.race([instance.exited, sleep(15000).then(() => null)]);
-    if (!result || result.code !== 0)
-      fail(`${instance.name} did not stop cleanly: ${JSON.stringify(result)}`);
-  }
+  await stopCleanly(run, nginx, instances);
 }
 
-try {
-  await main();
-} catch (error) {
-  fail(error instanceof Error ? error.message : String(error));
-  // CI keeps no scratch folder: say whether each instance still runs, and its last errors.
-  for (const instance of instances) {
-    const { exitCode, signalCode } = instance.child ?? {};
-    const state =
-      exitCode === null && signalCode === null
-        ? 'running'
-        : describeExit({ code: exitCode, signal: signalCode });
-    console.log(`  ${instance.name}: ${state}`);
-    const lines = readFileSync(`${work}/${instance.name}.log`, 'utf8').split('\n');
-    const errors = lines.filter(
-      (line) => /"level":(50|60)/.test(line) || line.startsWith('start-up'),
-    );
-    for (const line of errors.slice(-3)) console.log(`  ${instance.name}: ${line.slice(0, 900)}`);
-  }
-} finally {
-  running = false;
-  await stopEverything();
-}
-if (failures.length > 0) {
-  console.log(`\nsoak: FAILED (${failures.length})\n  ${failures.join('\n  ')}`);
-  process.exit(1);
-}
-console.log('\nsoak: passed');
+await runToVerdict(run, 'soak', main, {
+  stopped: () => (running = false),
+  explain: () => printInstanceStates(work, instances),
+});

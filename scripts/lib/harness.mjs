@@ -1,9 +1,11 @@
-// Shared by scripts/test-lb.mjs and scripts/test-soak.mjs, which run built instances of the
-// service (the snapshot scripts/lib/harness.sh makes in the scratch folder) on loopback: the
-// log lines, the list of failures, the child processes and their clean-up on a signal or at the
-// watchdog, starting an instance and waiting until it is ready.
+// Shared by scripts/test-lb.mjs, test-soak.mjs and test-hostile.mjs, which run built instances
+// of the service (the snapshot scripts/lib/harness.sh makes in the scratch folder) on loopback:
+// the log lines, the list of failures, the child processes and their clean-up on a signal or at
+// the watchdog, the environment every instance shares, starting an instance and waiting until it
+// is ready, the orders seeded with SQL, stopping nginx and the instances, the printed tables, the
+// last lines of a log and the verdict.
 import { spawn } from 'node:child_process';
-import { appendFileSync, openSync } from 'node:fs';
+import { appendFileSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -51,7 +53,22 @@ export function createRun({ work, watchdogMs }) {
     void stopEverything().then(() => process.exit(1));
   }, watchdogMs).unref();
 
-  return { t0, say, fail, failures, track, stopEverything };
+  return { t0, say, fail, failures, track, stopEverything, stopping: () => stopping };
+}
+
+/**
+ * What every harness's instance runs with: its database, the bootstrap key, the demo data,
+ * nginx on loopback as the trusted proxy, and Redis when there is one (under its own prefix).
+ */
+export function instanceEnv({ databaseUrl, key, redisUrl, redisPrefix }) {
+  return {
+    DATABASE_URL: databaseUrl,
+    BOOTSTRAP_API_KEY: key,
+    SEED_DEMO: 'true',
+    TRUST_PROXY: 'loopback',
+    ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
+    ...(redisPrefix ? { RATE_LIMIT_REDIS_PREFIX: redisPrefix } : {}),
+  };
 }
 
 /**
@@ -69,7 +86,11 @@ export function startInstance(run, { work, instance, env, nodeArgs = [] }) {
   run.track(child);
   instance.child = child;
   instance.exited = new Promise((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal })),
+    child.on('exit', (code, signal) => {
+      // Before the run's clean-up: stopped by the scenario, or died (printInstanceStates).
+      if (!run.stopping()) instance.diedEarly = { code, signal };
+      resolve({ code, signal });
+    }),
   );
   run.say(`started ${instance.name} (pid ${child.pid}, port ${instance.port})`);
 }
@@ -122,4 +143,100 @@ export function getText(url, timeoutMs) {
     request.on('timeout', () => request.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     request.on('error', (error) => reject(new Error(`GET ${url}: ${error.code ?? error.message}`)));
   });
+}
+
+/** Prints a Markdown table: `header` (cells) and `rows` (arrays of cells), columns padded. */
+export function printTable(header, rows) {
+  const widths = header.map((h, i) =>
+    Math.max(String(h).length, ...rows.map((r) => String(r[i]).length)),
+  );
+  const line = (r) => `| ${r.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
+  console.log(line(header));
+  console.log(`| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`);
+  for (const r of rows) console.log(line(r));
+}
+
+/** The text of a log file, '' when there is none (yet). */
+export const fileText = (file) => (existsSync(file) ? readFileSync(file, 'utf8') : '');
+
+/** Prints the last `count` lines of `file` under `title` (CI keeps no scratch folder). */
+export function printTail(title, file, count = 15) {
+  if (!existsSync(file)) return;
+  const tail = fileText(file).trim().split('\n').slice(-count).join('\n');
+  console.log(`\n-- ${title}\n${tail || '(none)'}`);
+}
+
+/**
+ * `count` orders for the demo data's first pet, inserted by `db` (a pg client) in one statement:
+ * a long listOrders without placing them one by one. Answers the pet's id.
+ */
+export async function seedOrders(db, count) {
+  // The service makes DB_STATEMENT_TIMEOUT_MS the role's setting; seeding may take longer.
+  await db.query('SET statement_timeout = 0');
+  const petId = (await db.query('SELECT min(id)::int AS id FROM pets')).rows[0].id;
+  await db.query(
+    `INSERT INTO orders (pet_id, quantity, status)
+     SELECT $1, 1 + g % 10, (ARRAY['pending', 'cancelled'])[1 + g % 2] FROM generate_series(1, $2) g`,
+    [petId, count],
+  );
+  return petId;
+}
+
+/** nginx sent SIGQUIT, then each instance SIGTERM: each must exit 0 within 15 s. */
+export async function stopCleanly(run, nginx, instances) {
+  nginx.child.kill('SIGQUIT');
+  await Promise.race([nginx.exited, sleep(10000)]);
+  for (const instance of instances) {
+    instance.child.kill('SIGTERM');
+    const result = await Promise.race([instance.exited, sleep(15000).then(() => null)]);
+    if (!result || result.code !== 0) {
+      run.fail(
+        `${instance.name} did not stop cleanly: ${result ? describeExit(result) : 'still running after 15 s'}`,
+      );
+    }
+  }
+}
+
+/**
+ * Runs `main`, stops every child (after `stopped`, the caller's own clean-up), and prints the
+ * verdict: `title: passed`, or `title: FAILED` with the failures, then `explain()` (the logs
+ * that say why; CI keeps no scratch folder), and exit code 1.
+ */
+export async function runToVerdict(
+  run,
+  title,
+  main,
+  { stopped = () => {}, explain = () => {} } = {},
+) {
+  try {
+    await main();
+  } catch (error) {
+    run.fail(error instanceof Error ? error.message : String(error));
+  } finally {
+    stopped();
+    await run.stopEverything();
+  }
+  if (run.failures.length > 0) {
+    console.log(`\n${title}: FAILED (${run.failures.length})\n  ${run.failures.join('\n  ')}`);
+    explain();
+    process.exit(1);
+  }
+  console.log(`\n${title}: passed`);
+}
+
+/**
+ * For a failed run (CI keeps no scratch folder): whether each instance still runs, and the last
+ * error lines of its log.
+ */
+export function printInstanceStates(work, instances) {
+  for (const instance of instances) {
+    const state = instance.diedEarly
+      ? `exited before the run's clean-up (${describeExit(instance.diedEarly)})`
+      : 'ran until the end';
+    console.log(`  ${instance.name}: ${state}`);
+    const errors = fileText(`${work}/${instance.name}.log`)
+      .split('\n')
+      .filter((line) => /"level":(50|60)/.test(line) || line.startsWith('start-up failed'));
+    for (const line of errors.slice(-3)) console.log(`  ${instance.name}: ${line.slice(0, 900)}`);
+  }
 }

@@ -1,11 +1,12 @@
-# Sourced by scripts/test-lb.sh and scripts/test-soak.sh, which run built instances of the
-# service on loopback behind the machine's nginx: the scratch folder and its clean-up, Debian
-# packages installed without starting their services, the build, the snapshot of dist/ the
-# instances run, and the Node script that runs the scenario.
-# The caller may define on_cleanup (its own resources: a database, a cluster), called at exit.
+# Sourced by scripts/test-lb.sh, test-soak.sh and test-hostile.sh, which run built instances of
+# the service on loopback behind the machine's nginx: the scratch folder and its clean-up, Debian
+# packages installed without starting their services, a private PostgreSQL cluster, the build,
+# the snapshot of dist/ the instances run, and the Node script that runs the scenario.
+# The caller may define on_cleanup (its own resources: a database), called at exit.
 
 harness_node_pid=""
 harness_policy_rc=""
+pg_started=""
 
 # harness_start PREFIX KEEP_VARIABLE: makes $work (/tmp/petstore-PREFIX.*) and removes it at exit
 # unless KEEP_VARIABLE is set (instance, nginx and other logs are kept for a look).
@@ -38,6 +39,9 @@ harness_cleanup() {
     done
   fi
   [ -n "$harness_policy_rc" ] && rm -f /usr/sbin/policy-rc.d
+  if [ -n "$pg_started" ]; then
+    "${pg_ctl[@]}" stop -m immediate -w >/dev/null 2>&1 || true
+  fi
   if declare -F on_cleanup >/dev/null; then on_cleanup || true; fi
   if [ -n "${!harness_keep:-}" ]; then echo "-- kept $work ($harness_keep)"; else rm -rf "$work"; fi
   exit "$rc"
@@ -64,6 +68,52 @@ find_nginx() {
   nginx_bin="$(command -v nginx || true)"
   if [ -z "$nginx_bin" ] && [ -x /usr/sbin/nginx ]; then nginx_bin=/usr/sbin/nginx; fi
   return 0
+}
+
+pg_bin_dir() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true; }
+
+# install_missing TOOL…: installs (install_packages) those of nginx, postgresql and redis-server
+# the machine lacks; sets nginx_bin (find_nginx) and pg_bin (the newest PostgreSQL's bin folder).
+install_missing() {
+  local tool missing=()
+  find_nginx
+  pg_bin="$(pg_bin_dir)"
+  for tool in "$@"; do
+    case "$tool" in
+      nginx) [ -z "$nginx_bin" ] && missing+=(nginx) ;;
+      postgresql) [ -z "$pg_bin" ] && missing+=(postgresql) ;;
+      redis-server) command -v redis-server >/dev/null || missing+=(redis-server) ;;
+      *) echo "install_missing: unknown tool $tool" >&2; exit 2 ;;
+    esac
+  done
+  install_packages "${missing[@]}"
+  find_nginx
+  pg_bin="$(pg_bin_dir)"
+}
+
+# start_private_postgres: a PostgreSQL cluster of its own in $work/pg on a free loopback port
+# (initdb/pg_ctl from $pg_bin; as the user postgres when run as root, since PostgreSQL refuses
+# root), with a database `petstore`, stopped at exit. The test may stop and start it: pg_ctl
+# (an array) is the command, and pg_port the port. Durability is off (fsync and the like): it
+# is a test's scratch cluster.
+start_private_postgres() {
+  local as_pg=() pg_opts
+  pgdata="$work/pg"
+  if [ "$(id -u)" = 0 ]; then
+    id postgres >/dev/null 2>&1 || useradd --system --home-dir /nonexistent --shell /usr/sbin/nologin postgres
+    as_pg=(runuser -u postgres --)
+  fi
+  mkdir -p "$pgdata"
+  [ "$(id -u)" = 0 ] && chown postgres "$pgdata"
+  pg_port="$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")"
+  "${as_pg[@]}" "$pg_bin/initdb" -D "$pgdata" -U postgres -A trust -E UTF8 --no-instructions >"$work/initdb.log" 2>&1 \
+    || { cat "$work/initdb.log" >&2; exit 1; }
+  pg_opts="-p $pg_port -c listen_addresses=127.0.0.1 -c unix_socket_directories=$pgdata -c max_connections=60 -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+  pg_ctl=("${as_pg[@]}" "$pg_bin/pg_ctl" -D "$pgdata" -l "$pgdata/server.log" -o "$pg_opts")
+  "${pg_ctl[@]}" start -w >/dev/null
+  pg_started=1
+  echo "-- PostgreSQL $("$pg_bin/postgres" --version | awk '{print $3}') on 127.0.0.1:$pg_port ($pgdata)"
+  "$pg_bin/psql" -h 127.0.0.1 -p "$pg_port" -U postgres -qc "CREATE DATABASE petstore" >/dev/null
 }
 
 # snapshot_app [DIST]: builds unless dist/ is newer than every source it is made from, then

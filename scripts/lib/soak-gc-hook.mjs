@@ -1,5 +1,5 @@
-// Test-only: `npm run test:soak` preloads this into the instances it starts
-// (`node --expose-gc --import <this file> dist/main.js`, with SOAK_GC_PORT set), so that its
+// Test-only: `npm run test:soak` and `test:hostile` preload this into the instances they start
+// (`node --expose-gc --import <this file> dist/main.js`, with SOAK_GC_PORT set), so that their
 // memory readings count what is still referenced rather than garbage that V8 has not collected
 // yet. It is never loaded by the image, `npm start` or any production path: production runs
 // without --expose-gc and without this file.
