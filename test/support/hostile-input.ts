@@ -400,6 +400,12 @@ export function judgeBody(text: string, rules: BodyRules): BodyVerdict {
     return refused(400, 'MALFORMED_JSON');
   }
   const keys = allKeys(value);
+  // I-JSON (RFC 7493): a name twice in one object, at any depth, is not acceptable JSON.
+  const repeated = repeatedName(received);
+  if (repeated !== undefined) {
+    // The message quotes the name as a JSON string.
+    return refused(400, 'MALFORMED_JSON', [], [...keys, JSON.stringify(repeated)]);
+  }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return refused(400, 'VALIDATION_FAILED', [], keys);
   }
@@ -414,6 +420,39 @@ export function judgeBody(text: string, rules: BodyRules): BodyVerdict {
   }
   if (fields.length > 0) return refused(400, 'VALIDATION_FAILED', fields, keys);
   return { kind: open ? 'open' : 'accepted', value: body, keys };
+}
+
+/** A JSON string token, escapes included. */
+const JSON_STRING = /"(?:[^"\\]|\\.)*"/y;
+const JSON_WHITE_SPACE = /[ \t\n\r]*/y;
+
+/**
+ * The first member name written twice in one object of valid JSON text, as JSON.parse reads
+ * names (`"a"` and `"\u0061"` are one), or undefined. No recursion: depth is hostile.
+ */
+export function repeatedName(text: string): string | undefined {
+  const open: Array<Set<string> | null> = [];
+  for (let i = 0; i < text.length;) {
+    const c = text[i];
+    if (c !== '"') {
+      if (c === '{') open.push(new Set());
+      else if (c === '[') open.push(null);
+      else if (c === '}' || c === ']') open.pop();
+      i++;
+      continue;
+    }
+    JSON_STRING.lastIndex = i;
+    const token = JSON_STRING.exec(text)?.[0] ?? '"';
+    JSON_WHITE_SPACE.lastIndex = i + token.length;
+    JSON_WHITE_SPACE.exec(text);
+    i = JSON_WHITE_SPACE.lastIndex;
+    const names = open.at(-1);
+    if (text[i] !== ':' || !names) continue;
+    const name = JSON.parse(token) as string;
+    if (names.has(name)) return name;
+    names.add(name);
+  }
+  return undefined;
 }
 
 /** Every key of every object in `value`, for the message checks (no recursion: depth is hostile). */
