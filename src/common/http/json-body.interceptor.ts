@@ -83,11 +83,11 @@ async function readJsonObject(request: Request, response: Response): Promise<voi
   try {
     checkShape(body, 1, shape);
   } catch (error) {
-    // A duplicate name makes the text unacceptable whatever else is wrong with it.
+    // A key written twice makes the text unacceptable, whatever else is wrong with it.
     refuseDuplicateMemberName(bytes);
     throw error;
   }
-  // JSON.parse keeps one key of duplicates: the text then names more members than were kept.
+  // JSON.parse keeps one of duplicate keys: the text then writes more keys than were kept.
   if (shape.memberNames !== countMemberNames(bytes)) refuseDuplicateMemberName(bytes);
   if (Array.isArray(body)) {
     throw new ValidationFailedError('The request body must be a JSON object.');
@@ -98,7 +98,7 @@ async function readJsonObject(request: Request, response: Response): Promise<voi
 }
 
 /** How much of a duplicated key a message quotes. */
-const MAX_NAME_QUOTED = 40;
+const MAX_KEY_QUOTED = 40;
 
 /** 400 MALFORMED_JSON naming the first key written twice in one object, if there is one. */
 function refuseDuplicateMemberName(bytes: Buffer): void {
@@ -106,8 +106,8 @@ function refuseDuplicateMemberName(bytes: Buffer): void {
   if (name === undefined) return;
   const characters = Array.from(name);
   const quoted =
-    characters.length > MAX_NAME_QUOTED
-      ? `${JSON.stringify(characters.slice(0, MAX_NAME_QUOTED).join(''))}…`
+    characters.length > MAX_KEY_QUOTED
+      ? `${JSON.stringify(characters.slice(0, MAX_KEY_QUOTED).join(''))}…`
       : JSON.stringify(name);
   throw new MalformedJsonError(
     `The request body is not valid JSON: the key ${quoted} appears twice in one object.`,
