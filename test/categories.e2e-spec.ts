@@ -198,6 +198,124 @@ describe('categories (e2e)', () => {
     });
 
     it.each([
+      [
+        'composed (NFC) first, then decomposed (NFD)',
+        'Caf\u00e9 Cr\u00e8me',
+        'Cafe\u0301 Cre\u0300me',
+      ],
+      [
+        'decomposed (NFD) first, then composed (NFC)',
+        'Tha\u0300i Bi\u0300nh',
+        'Th\u00e0i B\u00ecnh',
+      ],
+      ['composed, then decomposed in another case', 'Soup\u00e7on', 'SOUPC\u0327ON'],
+      ['Hangul syllables, then their jamo', '\ud55c\uad6d', '\u1112\u1161\u11ab\u1100\u116e\u11a8'],
+    ])(
+      'stores names in Unicode NFC, so one name in two forms is 409 CATEGORY_EXISTS: %s',
+      async (_label, first, second) => {
+        const created = await t.http
+          .post('/v1/categories')
+          .set('Authorization', t.auth)
+          .send({ name: first, description: 'Cafe\u0301' })
+          .expect(201);
+        t.spec.check('createCategory', created);
+        expect(created.body).toEqual({
+          id: expect.any(Number),
+          name: first.normalize('NFC'),
+          description: 'Caf\u00e9',
+        });
+        expect(await categoryRow(t.db, created.body.id as number)).toEqual({
+          name: first.normalize('NFC'),
+          description: 'Caf\u00e9',
+        });
+        const before = await countRows(t.db, 'categories');
+        const res = await t.http
+          .post('/v1/categories')
+          .set('Authorization', t.auth)
+          .send({ name: second })
+          .expect(409);
+        t.spec.check('createCategory', res);
+        expect(res.body).toEqual({
+          code: 'CATEGORY_EXISTS',
+          message: expect.any(String),
+          status: 409,
+        });
+        expect(await countRows(t.db, 'categories')).toBe(before);
+      },
+    );
+
+    it.each([
+      ['a zero-width space (U+200B)', '\u200b', 'name'],
+      ['zero-width joiner and non-joiner', '\u200d\u200c', 'name'],
+      ['a word joiner and a byte order mark', '\u2060\ufeff\u2060', 'name'],
+      ['a soft hyphen', '\u00ad', 'name'],
+      ['a Hangul filler (U+3164)', '\u3164', 'name'],
+      ['a Braille blank (U+2800)', '\u2800\u2800', 'name'],
+      ['variation selectors', '\ufe0f\ufe0e', 'name'],
+      ['tag characters (U+E0041...)', '\u{e0041}\u{e0042}', 'name'],
+      ['white space and a zero-width space, as a description', ' \u200b\n', 'description'],
+    ])(
+      'answers 400 VALIDATION_FAILED for text of invisible characters only: %s',
+      async (_label, text, field) => {
+        const body = field === 'name' ? { name: text } : { name: 'Visible', description: text };
+        const before = await countRows(t.db, 'categories');
+        const res = await t.http
+          .post('/v1/categories')
+          .set('Authorization', t.auth)
+          .send(body)
+          .expect(400);
+        t.spec.check('createCategory', res);
+        expect(res.body).toEqual({
+          code: 'VALIDATION_FAILED',
+          message: `${field} must contain a visible character, not only white space or invisible characters`,
+          status: 400,
+        });
+        expect(await countRows(t.db, 'categories')).toBe(before);
+      },
+    );
+
+    it.each([
+      ['a right-to-left override (U+202E)', 'abc\u202egpj.exe', 'name'],
+      ['a left-to-right embedding (U+202A)', '\u202adog\u202c', 'name'],
+      ['an isolate (U+2066...U+2069)', '\u2066dog\u2069', 'name'],
+      ['a left-to-right mark (U+200E)', 'dog\u200e', 'name'],
+      ['a right-to-left mark (U+200F)', '\u200fdog', 'name'],
+      ['a right-to-left override, in a description', 'see \u202etxt.exe', 'description'],
+      ['a first-strong isolate, in a description', 'x \u2068y\u2069', 'description'],
+    ])(
+      'answers 400 VALIDATION_FAILED for bidirectional formatting characters: %s',
+      async (_label, text, field) => {
+        const body = field === 'name' ? { name: text } : { name: 'Bidi', description: text };
+        const before = await countRows(t.db, 'categories');
+        const res = await t.http
+          .post('/v1/categories')
+          .set('Authorization', t.auth)
+          .send(body)
+          .expect(400);
+        t.spec.check('createCategory', res);
+        expect(res.body).toEqual({
+          code: 'VALIDATION_FAILED',
+          message: expect.stringMatching(new RegExp(`^${field} must not contain bidirectional`)),
+          status: 400,
+        });
+        expect(await countRows(t.db, 'categories')).toBe(before);
+      },
+    );
+
+    it('accepts joiners inside a name and right-to-left marks in a description', async () => {
+      const name =
+        'Family \u{1f468}\u200d\u{1f469}\u200d\u{1f467} \u0645\u06cc\u200c\u062e\u0648\u0627\u0645';
+      const description = '\u05db\u05dc\u05d1\u05d9\u05dd 3\u200f';
+      const res = await t.http
+        .post('/v1/categories')
+        .set('Authorization', t.auth)
+        .send({ name, description })
+        .expect(201);
+      t.spec.check('createCategory', res);
+      expect(res.body).toEqual({ id: expect.any(Number), name, description });
+    });
+
+    it.each([
       [{}, 'name'],
       [{ description: 'no name' }, 'name'],
       [{ name: '' }, 'name'],
@@ -242,8 +360,10 @@ describe('categories (e2e)', () => {
       ['ESC (U+001B)', 'Esc\u001bape'],
       ['DEL (U+007F)', 'Delete\u007f'],
       ['NEL (U+0085, a C1 control)', 'Next\u0085Line'],
+      ['a line separator (U+2028)', 'Line\u2028Separator'],
+      ['a paragraph separator (U+2029)', 'Paragraph\u2029Separator'],
     ])(
-      'answers 400 VALIDATION_FAILED naming the field for a name with a control character: %s',
+      'answers 400 VALIDATION_FAILED naming the field for a name with a control character or line break: %s',
       async (_label, name) => {
         const before = await countRows(t.db, 'categories');
         const res = await t.http

@@ -298,19 +298,137 @@ describe('HTTP errors (e2e)', () => {
         },
       );
 
-      it('takes the last of duplicate keys, as JSON.parse does', async () => {
-        const first = validBody();
-        const last = validBody();
-        const members = (body: Record<string, unknown>): string =>
-          JSON.stringify(body).slice(1, -1);
-        // placeOrder: a different quantity makes the winner visible.
-        if ('quantity' in last) last.quantity = 7;
-        const res = await post()
-          .set('Content-Type', JSON_TYPE)
-          .send(`{${members(first)},${members(last)}}`);
+      /**
+       * POSTs these bytes as they are, as application/json (superagent would otherwise
+       * serialize a Buffer as JSON).
+       */
+      const postBytes = (bytes: Buffer, type = JSON_TYPE): Test =>
+        post()
+          .set('Content-Type', type)
+          .serialize((body: Buffer) => body as unknown as string)
+          .send(bytes);
+
+      /** The members of `body` as JSON text, without the braces. */
+      const members = (body: Record<string, unknown>): string => JSON.stringify(body).slice(1, -1);
+
+      it.each([
+        ['at the top, another value last', (m: string) => `{${m},"x":1,"x":2}`, 'x'],
+        ['at the top, the same value twice', (m: string) => `{${m},${m}}`, null],
+        ['one of them escaped', (m: string) => `{${m},"y":1,"\\u0079":1}`, 'y'],
+        ['nested in an unknown field', (m: string) => `{${m},"z":{"a":[{"b":1,"b" :2}]}}`, 'b'],
+        ['in an array body', (m: string) => `[{${m},"w":1,"w":1}]`, 'w'],
+        [
+          'and a body nested too deep',
+          (m: string) => `{${m},"v":1,"v":2,"deep":${'['.repeat(100)}${']'.repeat(100)}}`,
+          'v',
+        ],
+      ])(
+        'answers 400 MALFORMED_JSON naming the key for a key written twice in one object, %s (I-JSON)',
+        async (_label, text, key) => {
+          const valid = members(validBody());
+          const res = await expectRefused(
+            () => post().set('Content-Type', JSON_TYPE).send(text(valid)),
+            400,
+            'MALFORMED_JSON',
+          );
+          const repeated = key ?? Object.keys(validBody())[0];
+          expect(res.body.message).toBe(
+            `The request body is not valid JSON: the key "${repeated}" appears twice in one object.`,
+          );
+        },
+      );
+
+      it('quotes at most 40 characters of a long duplicated key', async () => {
+        const key = `${'k'.repeat(5000)}\\n`;
+        const res = await expectRefused(
+          () =>
+            post()
+              .set('Content-Type', JSON_TYPE)
+              .send(`{${members(validBody())},"${key}":1,"${key}":2}`),
+          400,
+          'MALFORMED_JSON',
+        );
+        expect(res.body.message).toBe(
+          `The request body is not valid JSON: the key "${'k'.repeat(40)}"… appears twice in one object.`,
+        );
+      });
+
+      it('accepts the same key in different objects, and keys that differ only in case or form', async () => {
+        const body = validBody();
+        const text = `{${members(body)}}`.replace(/}$/, ',"n":{"a":1,"A":2,"é":3,"e\u0301":4}}');
+        // An unknown field: refused by the validator (400 VALIDATION_FAILED), not as JSON.
+        await expectRefused(
+          () => post().set('Content-Type', JSON_TYPE).send(text),
+          400,
+          'VALIDATION_FAILED',
+        );
+      });
+
+      it.each([
+        ['an overlong "/" (C0 AF)', [0xc0, 0xaf]],
+        ['a byte that is never UTF-8 (FF)', [0xff]],
+        ['a lone continuation byte (80)', [0x80]],
+        ['a truncated sequence (E2 82)', [0xe2, 0x82]],
+        ['an encoded surrogate (ED A0 80)', [0xed, 0xa0, 0x80]],
+        ['a code point beyond U+10FFFF (F4 90 80 80)', [0xf4, 0x90, 0x80, 0x80]],
+      ])(
+        'answers 400 MALFORMED_JSON for bytes that are not UTF-8 inside a string: %s',
+        async (_label, bytes) => {
+          // The bad bytes inside a string value of an unknown field and of a known one.
+          for (const field of ['note', Object.keys(validBody())[0]]) {
+            const json = JSON.stringify({ ...validBody(), [field]: 'AB' });
+            const [head, tail] = json.split('AB');
+            const body = Buffer.concat([Buffer.from(head), Buffer.from(bytes), Buffer.from(tail)]);
+            const res = await expectRefused(() => postBytes(body), 400, 'MALFORMED_JSON');
+            expect(res.body.message).toBe('The request body is not valid UTF-8.');
+          }
+        },
+      );
+
+      it('accepts a UTF-8 byte order mark before the JSON text', async () => {
+        const body = validBody();
+        const res = await postBytes(Buffer.from(`\ufeff${JSON.stringify(body)}`));
         expect(res.status).toBe(201);
         t.spec.check(operationId, res);
-        expect(res.body).toMatchObject(last);
+        expect(res.body).toMatchObject(body);
+      });
+
+      it.each([
+        ['utf-16le', 'utf16le'],
+        ['utf-16', 'utf16le'],
+        ['utf-32', 'utf8'],
+      ] as const)(
+        'answers 415 UNSUPPORTED_MEDIA_TYPE for charset=%s: JSON is exchanged as UTF-8',
+        async (charset, encoding) => {
+          const res = await expectRefused(
+            () =>
+              postBytes(
+                Buffer.from(JSON.stringify(validBody()), encoding),
+                `application/json; charset=${charset}`,
+              ),
+            415,
+            'UNSUPPORTED_MEDIA_TYPE',
+          );
+          expect(res.body.message).toBe(
+            'The request body must be JSON encoded as UTF-8 (charset=utf-8, or none).',
+          );
+        },
+      );
+
+      it('answers 2000 unknown fields with a short message that names five of them', async () => {
+        // Short keys (0, 1, ..., 1jj in base 36), so that 2000 of them fit in 16 KiB.
+        const unknown = Object.fromEntries(
+          Array.from({ length: 2000 }, (_, i) => [i.toString(36), 0]),
+        );
+        const text = JSON.stringify({ ...validBody(), ...unknown });
+        expect(Buffer.byteLength(text)).toBeLessThanOrEqual(MAX_BODY_BYTES);
+        const res = await expectRefused(
+          () => post().set('Content-Type', JSON_TYPE).send(text),
+          400,
+          'VALIDATION_FAILED',
+        );
+        expect(Buffer.byteLength(res.text)).toBeLessThan(1024);
+        expect(res.body.message).toMatch(/^(property \w+ should not exist; ){5}and 1995 more$/);
       });
     },
   );

@@ -219,6 +219,31 @@ describe('store orders (e2e)', () => {
       t.spec.check('placeOrder', res);
       expect(res.body).toEqual({ code: 'VALIDATION_FAILED', message, status: 400 });
     });
+
+    it.each([
+      ['{"petId": 7, "quantity": 5000, "quantity": 1}', 'quantity'],
+      ['{"petId": 7, "quantity": 1, "quantity": 1}', 'quantity'],
+      ['{"petId": 7, "quantity": 1, "shipDate": {"a": 1, "a": 2}}', 'a'],
+      ['{"petId": 9223372036854775808, "petId": 7, "quantity": 1}', 'petId'],
+    ])(
+      'answers 400 MALFORMED_JSON for %s: a key twice in one object is not I-JSON, whichever value is last',
+      async (text, key) => {
+        const before = await countRows(t.db, 'orders');
+        const res = await t.http
+          .post('/v1/store/orders')
+          .set('Authorization', t.auth)
+          .set('Content-Type', 'application/json')
+          .send(text)
+          .expect(400);
+        t.spec.check('placeOrder', res);
+        expect(res.body).toEqual({
+          code: 'MALFORMED_JSON',
+          message: `The request body is not valid JSON: the key "${key}" appears twice in one object.`,
+          status: 400,
+        });
+        expect(await countRows(t.db, 'orders')).toBe(before);
+      },
+    );
   });
 
   it('keeps ship dates within years 0001-9999 in the database too', async () => {

@@ -74,6 +74,17 @@ describe('webhook subscriptions: /v2/webhooks (e2e)', () => {
     }
   });
 
+  it('stores a description in Unicode NFC; right-to-left marks and line breaks are fine in it', async () => {
+    const description = 'Cafe\u0301 \u05e9\u05dc\u05d5\u05dd\u200f\nline two';
+    const res = await create({ url: receiver.url, events: ['order.placed'], description }).expect(
+      201,
+    );
+    t.specV2.check('createWebhook', res);
+    expect(res.body.description).toBe(description.normalize('NFC'));
+    const { rows } = await t.db.query('SELECT description FROM webhook_subscriptions');
+    expect(rows).toEqual([{ description: description.normalize('NFC') }]);
+  });
+
   it('omits description when none was given', async () => {
     const res = await create({ url: receiver.url, events: ['order.shipped'] }).expect(201);
     expect(res.body).not.toHaveProperty('description');
@@ -93,6 +104,8 @@ describe('webhook subscriptions: /v2/webhooks (e2e)', () => {
     ['events', { url: PUBLIC_URL }],
     ['description', { url: PUBLIC_URL, events: ['order.placed'], description: 'x'.repeat(501) }],
     ['description', { url: PUBLIC_URL, events: ['order.placed'], description: null }],
+    ['description', { url: PUBLIC_URL, events: ['order.placed'], description: '\u200b\u2060' }],
+    ['description', { url: PUBLIC_URL, events: ['order.placed'], description: 'abc\u202egpj' }],
     ['secret', { url: PUBLIC_URL, events: ['order.placed'], secret: 'whsec_mine' }],
   ])('refuses a bad %s (case %#) with 400 naming it, and stores nothing', async (field, body) => {
     const res = await create(body);

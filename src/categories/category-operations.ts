@@ -24,7 +24,7 @@ export const CreateCategoryOperation = (version: ApiVersion): MethodDecorator =>
       operationId: 'createCategory',
       summary: 'Create a category',
       description:
-        'The name is trimmed and must be unique ignoring case (409 CATEGORY_EXISTS). Unknown fields are refused.',
+        'The name is normalised to Unicode NFC and trimmed, and must be unique ignoring case (409 CATEGORY_EXISTS). Unknown fields are refused.',
     }),
     ApiCreatedResponse({
       type: CategoryDto,

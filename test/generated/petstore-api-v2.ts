@@ -91,7 +91,7 @@ export interface paths {
         put?: never;
         /**
          * Create a category
-         * @description The name is trimmed and must be unique ignoring case (409 CATEGORY_EXISTS). Unknown fields are refused.
+         * @description The name is normalised to Unicode NFC and trimmed, and must be unique ignoring case (409 CATEGORY_EXISTS). Unknown fields are refused.
          */
         post: operations["createCategory"];
         delete?: never;
@@ -257,12 +257,12 @@ export interface components {
         };
         NewCategory: {
             /**
-             * @description Surrounding white space is trimmed; unique ignoring case; no control characters.
+             * @description Normalised to Unicode NFC and trimmed of surrounding white space, then unique ignoring case. No control characters, line breaks or bidirectional formatting characters; at least one visible character.
              * @example hamster
              */
             name: string;
             /**
-             * @description Tabs and line breaks are fine; other control characters are not.
+             * @description Normalised to Unicode NFC. Tabs and line breaks are fine; other control characters and bidirectional embeddings, overrides and isolates are not; if not empty, at least one visible character.
              * @example Small rodents kept as pets
              */
             description?: string;
@@ -292,7 +292,10 @@ export interface components {
              *     ]
              */
             events: ("order.placed" | "order.shipped" | "order.cancelled" | "category.created")[];
-            /** @example Order updates for the warehouse */
+            /**
+             * @description Normalised to Unicode NFC. Tabs and line breaks are fine; other control characters and bidirectional embeddings, overrides and isolates are not; if not empty, at least one visible character.
+             * @example Order updates for the warehouse
+             */
             description?: string;
         };
         CreatedWebhook: {

@@ -283,6 +283,8 @@ export const hostileText: fc.Arbitrary<string> = fc.oneof(
       controlCharacter,
       loneSurrogate,
       fc.constantFrom('\u0000', '\u2028', '\u2029', '\ufeff', '\u200b', '\u0301', '😀', '\ufffd'),
+      // Bidirectional controls and marks, invisible characters, a decomposed letter.
+      fc.constantFrom('\u202e', '\u2066', '\u200e', '\u200d', '\u00ad', '\u3164', 'e\u0301'),
     ),
     maxLength: 30,
   }),
@@ -400,6 +402,12 @@ export function judgeBody(text: string, rules: BodyRules): BodyVerdict {
     return refused(400, 'MALFORMED_JSON');
   }
   const keys = allKeys(value);
+  // I-JSON (RFC 7493): a name twice in one object, at any depth, is not acceptable JSON.
+  const repeated = repeatedName(received);
+  if (repeated !== undefined) {
+    // The message quotes the name as a JSON string.
+    return refused(400, 'MALFORMED_JSON', [], [...keys, JSON.stringify(repeated)]);
+  }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return refused(400, 'VALIDATION_FAILED', [], keys);
   }
@@ -414,6 +422,39 @@ export function judgeBody(text: string, rules: BodyRules): BodyVerdict {
   }
   if (fields.length > 0) return refused(400, 'VALIDATION_FAILED', fields, keys);
   return { kind: open ? 'open' : 'accepted', value: body, keys };
+}
+
+/** A JSON string token, escapes included. */
+const JSON_STRING = /"(?:[^"\\]|\\.)*"/y;
+const JSON_WHITE_SPACE = /[ \t\n\r]*/y;
+
+/**
+ * The first member name written twice in one object of valid JSON text, as JSON.parse reads
+ * names (`"a"` and `"\u0061"` are one), or undefined. No recursion: depth is hostile.
+ */
+export function repeatedName(text: string): string | undefined {
+  const open: Array<Set<string> | null> = [];
+  for (let i = 0; i < text.length;) {
+    const c = text[i];
+    if (c !== '"') {
+      if (c === '{') open.push(new Set());
+      else if (c === '[') open.push(null);
+      else if (c === '}' || c === ']') open.pop();
+      i++;
+      continue;
+    }
+    JSON_STRING.lastIndex = i;
+    const token = JSON_STRING.exec(text)?.[0] ?? '"';
+    JSON_WHITE_SPACE.lastIndex = i + token.length;
+    JSON_WHITE_SPACE.exec(text);
+    i = JSON_WHITE_SPACE.lastIndex;
+    const names = open.at(-1);
+    if (text[i] !== ':' || !names) continue;
+    const name = JSON.parse(token) as string;
+    if (names.has(name)) return name;
+    names.add(name);
+  }
+  return undefined;
 }
 
 /** Every key of every object in `value`, for the message checks (no recursion: depth is hostile). */
@@ -444,6 +485,17 @@ export function nestingDepth(value: unknown): number {
 
 const codePoints = (text: string): number => [...text].length;
 const CONTROL = /\p{Cc}/u;
+/** Controls prose may not hold: all but tab, line feed and carriage return. */
+const PROSE_CONTROL = /[^\P{Cc}\t\n\r]/u;
+/** Embeddings, overrides and isolates; names also refuse the marks (U+061C, U+200E, U+200F). */
+const BIDI_CONTROL = /\p{Bidi_Control}/u;
+const BIDI_MARK = /[\u061c\u200e\u200f]/u;
+/** Text that shows as nothing: white space, default-ignorable characters, the Braille blank. */
+const INVISIBLE_ONLY = /^[\s\p{Default_Ignorable_Code_Point}\u2800]+$/u;
+
+/** docs/api.md, "Text fields": names and descriptions are stored in Unicode NFC. */
+export const storedName = (name: string): string => name.normalize('NFC').trim();
+export const storedProse = (text: string): string => text.normalize('NFC');
 
 /**
  * docs/api.md: integers; `petId` an int64 from 1, `quantity` 1..1000. The oracle reads bodies
@@ -528,27 +580,41 @@ export const PLACE_ORDER_RULES: BodyRules = {
 };
 
 /**
- * A category's or a subscription's optional description: a string of at most 500 characters
- * that PostgreSQL can store. docs/api.md says nothing of other control characters: open.
+ * A category's or a subscription's optional description (docs/api.md, "Text fields"): a
+ * string of at most 500 characters once in NFC, that PostgreSQL can store (no lone
+ * surrogates), without control characters but tabs and line breaks, without bidirectional
+ * embeddings, overrides or isolates, and not only invisible characters unless empty.
  */
 function optionalDescription(value: unknown): FieldCheck {
   if (value === undefined) return 'ok';
   if (typeof value !== 'string') return 'bad';
-  if (codePoints(value) > 500 || !value.isWellFormed() || value.includes('\u0000')) {
-    return 'bad';
-  }
-  return /[^\P{Cc}\t\n\r]/u.test(value) ? 'open' : 'ok';
+  const text = storedProse(value);
+  const bidi = [...text].some((c) => BIDI_CONTROL.test(c) && !BIDI_MARK.test(c));
+  return codePoints(text) > 500 ||
+    !text.isWellFormed() ||
+    PROSE_CONTROL.test(text) ||
+    bidi ||
+    INVISIBLE_ONLY.test(text)
+    ? 'bad'
+    : 'ok';
 }
 
 export const CREATE_CATEGORY_RULES: BodyRules = {
   fields: {
-    // Trimmed, 1..64 characters (code points, as PostgreSQL counts them), no control
-    // characters, text PostgreSQL can store (no lone surrogates: they cannot be UTF-8).
+    // In NFC and trimmed, 1..64 characters (code points, as PostgreSQL counts them), text
+    // PostgreSQL can store (no lone surrogates: they cannot be UTF-8), no control characters,
+    // line separators or bidirectional controls and marks, not only invisible characters.
     name: (value) => {
       if (typeof value !== 'string') return 'bad';
-      const name = value.trim();
+      const name = storedName(value);
       const length = codePoints(name);
-      return length >= 1 && length <= 64 && name.isWellFormed() && !CONTROL.test(name)
+      return length >= 1 &&
+        length <= 64 &&
+        name.isWellFormed() &&
+        !CONTROL.test(name) &&
+        !/[\u2028\u2029]/.test(name) &&
+        !BIDI_CONTROL.test(name) &&
+        !INVISIBLE_ONLY.test(name)
         ? 'ok'
         : 'bad';
     },

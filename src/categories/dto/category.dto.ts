@@ -1,6 +1,9 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ApiIdProperty } from '../../common/http/api-decorators.js';
-import { SAFE_PROSE_PATTERN, SAFE_TEXT_PATTERN } from '../../common/http/safe-text.validator.js';
+import {
+  STORED_PROSE_PATTERN,
+  STORED_TEXT_PATTERN,
+} from '../../common/http/safe-text.validator.js';
 import { CATEGORY_JSON } from '../category-json.js';
 import type { CategoryEntity } from '../category.entity.js';
 
@@ -9,12 +12,12 @@ export class CategoryDto {
   @ApiIdProperty(1)
   id: number;
 
-  @ApiProperty({ minLength: 1, maxLength: 64, pattern: SAFE_TEXT_PATTERN, example: 'dog' })
+  @ApiProperty({ minLength: 1, maxLength: 64, pattern: STORED_TEXT_PATTERN, example: 'dog' })
   name: string;
 
   @ApiPropertyOptional({
     maxLength: 500,
-    pattern: SAFE_PROSE_PATTERN,
+    pattern: STORED_PROSE_PATTERN,
     example: 'Domestic dogs of every breed',
   })
   description?: string;

@@ -1,11 +1,10 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
 import { IsString, ValidateIf } from 'class-validator';
 import { CodePointLength } from '../../common/http/code-point-length.validator.js';
 import {
-  IsSafeText,
   SAFE_PROSE_PATTERN,
   SAFE_TEXT_PATTERN,
+  SafeText,
 } from '../../common/http/safe-text.validator.js';
 
 @ApiSchema({ name: 'NewCategory' })
@@ -15,24 +14,27 @@ export class CreateCategoryDto {
     maxLength: 64,
     pattern: SAFE_TEXT_PATTERN,
     example: 'hamster',
-    description: 'Surrounding white space is trimmed; unique ignoring case; no control characters.',
+    description:
+      'Normalised to Unicode NFC and trimmed of surrounding white space, then unique ignoring case. ' +
+      'No control characters, line breaks or bidirectional formatting characters; at least one visible character.',
   })
-  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))
+  @SafeText('name')
   @IsString()
   @CodePointLength(1, 64)
-  @IsSafeText()
   name: string;
 
   @ApiPropertyOptional({
     maxLength: 500,
     pattern: SAFE_PROSE_PATTERN,
     example: 'Small rodents kept as pets',
-    description: 'Tabs and line breaks are fine; other control characters are not.',
+    description:
+      'Normalised to Unicode NFC. Tabs and line breaks are fine; other control characters and ' +
+      'bidirectional embeddings, overrides and isolates are not; if not empty, at least one visible character.',
   })
   // Optional, but null is a wrong type rather than "absent".
   @ValidateIf((_, value) => value !== undefined)
+  @SafeText('prose')
   @IsString()
   @CodePointLength(0, 500)
-  @IsSafeText({ allowLineBreaks: true })
   description?: string;
 }

@@ -30,8 +30,8 @@ export class ValidationFailedError extends DomainError {
 }
 
 export class MalformedJsonError extends DomainError {
-  constructor() {
-    super(ErrorCode.MALFORMED_JSON, 'The request body is not valid JSON.');
+  constructor(message = 'The request body is not valid JSON.') {
+    super(ErrorCode.MALFORMED_JSON, message);
   }
 }
 
@@ -42,8 +42,8 @@ export class PayloadTooLargeError extends DomainError {
 }
 
 export class UnsupportedMediaTypeError extends DomainError {
-  constructor() {
-    super(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'The request body must be sent as application/json.');
+  constructor(message = 'The request body must be sent as application/json.') {
+    super(ErrorCode.UNSUPPORTED_MEDIA_TYPE, message);
   }
 }
 

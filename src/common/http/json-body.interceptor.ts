@@ -1,9 +1,12 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import { json, type RequestHandler } from 'express';
+import { isUtf8 } from 'node:buffer';
 import type { Request, Response } from 'express';
 import { parse as parseLosslessJson } from 'lossless-json';
 import { Observable, from, switchMap } from 'rxjs';
+import { countMemberNames, findDuplicateMemberName } from './json-member-names.js';
 import {
+  DomainError,
   MalformedJsonError,
   PayloadTooLargeError,
   UnsupportedMediaTypeError,
@@ -15,7 +18,16 @@ const MAX_BODY_DEPTH = 32;
 
 /** The bytes of a body as read, kept until it is known whether they must be parsed again. */
 const RAW_BODY = Symbol('rawBody');
-type RequestWithRawBody = Request & { [RAW_BODY]?: { bytes: Buffer; encoding: string } };
+type RequestWithRawBody = Request & { [RAW_BODY]?: Buffer };
+
+const UTF8_ONLY = 'The request body must be JSON encoded as UTF-8 (charset=utf-8, or none).';
+
+/**
+ * Thrown from body-parser's verify hook, which passes the error on as it is (with its status);
+ * toBodyError answers with `answer`.
+ */
+const refuseBody = (answer: DomainError): Error =>
+  Object.assign(new Error(answer.message), { status: answer.status, answer });
 
 // strict: false lets `5` or `"x"` parse, so they are answered VALIDATION_FAILED (not an
 // object) rather than MALFORMED_JSON (not JSON).
@@ -25,8 +37,14 @@ const parseJson = json({
   type: () => true,
   verify: (request: RequestWithRawBody, _response, bytes, encoding) => {
     // body-parser reads zero bytes as {}; zero bytes are not JSON.
-    if (bytes.length === 0) throw Object.assign(new Error('empty body'), { status: 400 });
-    request[RAW_BODY] = { bytes, encoding };
+    if (bytes.length === 0) throw refuseBody(new MalformedJsonError());
+    // JSON between systems is UTF-8 (RFC 8259 8.1); body-parser would decode any utf-* charset.
+    if (encoding !== 'utf-8') throw refuseBody(new UnsupportedMediaTypeError(UTF8_ONLY));
+    // body-parser's decoder would turn bytes that are not UTF-8 into U+FFFD, and store them.
+    if (!isUtf8(bytes)) {
+      throw refuseBody(new MalformedJsonError('The request body is not valid UTF-8.'));
+    }
+    request[RAW_BODY] = bytes;
   },
 }) as RequestHandler;
 
@@ -54,15 +72,46 @@ async function readJsonObject(request: Request, response: Response): Promise<voi
     );
   });
   const body: unknown = request.body;
-  if (body === undefined) {
+  const bytes = (request as RequestWithRawBody)[RAW_BODY];
+  if (body === undefined || bytes === undefined) {
     throw new MalformedJsonError();
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+  if (typeof body !== 'object' || body === null) {
     throw new ValidationFailedError('The request body must be a JSON object.');
   }
-  if (checkShape(body, 1).hasLargeInteger) {
-    request.body = parseExactly(request as RequestWithRawBody);
+  const shape: Shape = { memberNames: 0, hasLargeInteger: false };
+  try {
+    checkShape(body, 1, shape);
+  } catch (error) {
+    // A key written twice makes the text unacceptable, whatever else is wrong with it.
+    refuseDuplicateMemberName(bytes);
+    throw error;
   }
+  // JSON.parse keeps one of duplicate keys: the text then writes more keys than were kept.
+  if (shape.memberNames !== countMemberNames(bytes)) refuseDuplicateMemberName(bytes);
+  if (Array.isArray(body)) {
+    throw new ValidationFailedError('The request body must be a JSON object.');
+  }
+  if (shape.hasLargeInteger) {
+    request.body = parseExactly(bytes);
+  }
+}
+
+/** How much of a duplicated key a message quotes. */
+const MAX_KEY_QUOTED = 40;
+
+/** 400 MALFORMED_JSON naming the first key written twice in one object, if there is one. */
+function refuseDuplicateMemberName(bytes: Buffer): void {
+  const name = findDuplicateMemberName(bytes);
+  if (name === undefined) return;
+  const characters = Array.from(name);
+  const quoted =
+    characters.length > MAX_KEY_QUOTED
+      ? `${JSON.stringify(characters.slice(0, MAX_KEY_QUOTED).join(''))}…`
+      : JSON.stringify(name);
+  throw new MalformedJsonError(
+    `The request body is not valid JSON: the key ${quoted} appears twice in one object.`,
+  );
 }
 
 /**
@@ -70,24 +119,29 @@ async function readJsonObject(request: Request, response: Response): Promise<voi
  * ids are int64 (docs/api.md), and JSON.parse rounds them. Only bodies that hold such a number
  * pay for this slower parser; checkShape has already refused what it must not walk.
  */
-function parseExactly(request: RequestWithRawBody): unknown {
-  const raw = request[RAW_BODY];
-  if (raw === undefined) throw new MalformedJsonError();
-  const text = new TextDecoder(raw.encoding).decode(raw.bytes);
+function parseExactly(bytes: Buffer): unknown {
+  // The decoder drops a byte order mark, as body-parser's does; duplicate names were refused.
+  const text = new TextDecoder().decode(bytes);
   return parseLosslessJson(text, null, {
     parseNumber: (literal) => {
       const value = Number(literal);
       return Number.isSafeInteger(value) || !/^-?\d+$/.test(literal) ? value : BigInt(literal);
     },
-    // The last of duplicate keys counts, as JSON.parse has it.
-    onDuplicateKey: ({ newValue }) => newValue,
   });
 }
 
 function toBodyError(error: unknown): Error {
-  const status = (error as { status?: number }).status;
+  const { status, answer, charset } = error as {
+    status?: number;
+    answer?: unknown;
+    charset?: string;
+  };
+  if (answer instanceof DomainError) return answer;
   if (status === 413) return new PayloadTooLargeError(MAX_BODY_BYTES);
-  if (status === 415) return new UnsupportedMediaTypeError();
+  // body-parser refuses charsets that are not utf-* itself, before reading.
+  if (status === 415) {
+    return new UnsupportedMediaTypeError(charset === undefined ? undefined : UTF8_ONLY);
+  }
   return new MalformedJsonError();
 }
 
@@ -98,19 +152,27 @@ function toBodyError(error: unknown): Error {
  */
 const RESERVED_KEYS = new Set(['prototype', ...Object.getOwnPropertyNames(Object.prototype)]);
 
+/** What checkShape learns of a body on its walk. */
+interface Shape {
+  /** Keys of all objects, at every depth: fewer than the text writes when names repeat. */
+  memberNames: number;
+  /** An integer beyond 2^53 (which JSON.parse has rounded) appears somewhere. */
+  hasLargeInteger: boolean;
+}
+
 /**
  * Refuses what the validator should never have to walk: nesting deep enough to exhaust the
- * stack, and reserved keys (see RESERVED_KEYS). Says whether an integer beyond 2^53 (which
- * JSON.parse has rounded) appears anywhere.
+ * stack, and reserved keys (see RESERVED_KEYS). Adds what it sees to `shape`.
  */
-function checkShape(value: object, depth: number): { hasLargeInteger: boolean } {
-  let hasLargeInteger = false;
+function checkShape(value: object, depth: number, shape: Shape): void {
   if (depth > MAX_BODY_DEPTH) {
     throw new ValidationFailedError(
       `The request body is nested more than ${MAX_BODY_DEPTH} levels deep.`,
     );
   }
-  for (const [key, child] of Object.entries(value)) {
+  const entries = Object.entries(value);
+  if (!Array.isArray(value)) shape.memberNames += entries.length;
+  for (const [key, child] of entries) {
     // Top-level keys are the fields: all reserved names are refused there. Deeper down, a
     // wrong-typed field is reported by the validator under its own name; only `__proto__`,
     // which mapping code would turn into a prototype, is refused at every depth.
@@ -118,14 +180,13 @@ function checkShape(value: object, depth: number): { hasLargeInteger: boolean } 
       throw new ValidationFailedError(`property ${key} should not exist`);
     }
     if (typeof child === 'object' && child !== null) {
-      hasLargeInteger = checkShape(child as object, depth + 1).hasLargeInteger || hasLargeInteger;
+      checkShape(child as object, depth + 1, shape);
     } else if (
       typeof child === 'number' &&
       Number.isInteger(child) &&
       !Number.isSafeInteger(child)
     ) {
-      hasLargeInteger = true;
+      shape.hasLargeInteger = true;
     }
   }
-  return { hasLargeInteger };
 }

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ApiIdProperty } from '../../common/http/api-decorators.js';
 import type { Int64Id } from '../../common/http/exact-int64.js';
-import { SAFE_TEXT_PATTERN } from '../../common/http/safe-text.validator.js';
+import { STORED_TEXT_PATTERN } from '../../common/http/safe-text.validator.js';
 import { PetStatus, type PetWithCategory } from '../pet.entity.js';
 
 @ApiSchema({ name: 'PetCategory' })
@@ -10,7 +10,7 @@ export class PetCategoryDto {
   id: number;
 
   /** A category's name, as CategoryDto documents it. */
-  @ApiProperty({ minLength: 1, maxLength: 64, pattern: SAFE_TEXT_PATTERN, example: 'dog' })
+  @ApiProperty({ minLength: 1, maxLength: 64, pattern: STORED_TEXT_PATTERN, example: 'dog' })
   name: string;
 }
 

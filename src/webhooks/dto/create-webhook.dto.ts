@@ -9,7 +9,7 @@ import {
   ValidateIf,
 } from 'class-validator';
 import { CodePointLength } from '../../common/http/code-point-length.validator.js';
-import { IsSafeText, SAFE_PROSE_PATTERN } from '../../common/http/safe-text.validator.js';
+import { SAFE_PROSE_PATTERN, SafeText } from '../../common/http/safe-text.validator.js';
 import {
   EVENT_TYPES_SCHEMA,
   WEBHOOK_EVENT_TYPES,
@@ -51,11 +51,14 @@ export class CreateWebhookDto {
     maxLength: 500,
     pattern: SAFE_PROSE_PATTERN,
     example: 'Order updates for the warehouse',
+    description:
+      'Normalised to Unicode NFC. Tabs and line breaks are fine; other control characters and ' +
+      'bidirectional embeddings, overrides and isolates are not; if not empty, at least one visible character.',
   })
   // Optional, but null is a wrong type rather than "absent".
   @ValidateIf((_, value) => value !== undefined)
+  @SafeText('prose')
   @IsString()
   @CodePointLength(0, 500)
-  @IsSafeText({ allowLineBreaks: true })
   description?: string;
 }

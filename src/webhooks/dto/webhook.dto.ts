@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ApiIdProperty } from '../../common/http/api-decorators.js';
-import { SAFE_PROSE_PATTERN } from '../../common/http/safe-text.validator.js';
+import { STORED_PROSE_PATTERN } from '../../common/http/safe-text.validator.js';
 import { EVENT_TYPES_SCHEMA, type WebhookEventType } from '../webhook-events.js';
 import { WEBHOOK_JSON } from '../webhook-json.js';
 import type { WebhookSubscription } from '../webhook-subscription.repository.js';
@@ -19,7 +19,7 @@ export class WebhookDto {
 
   @ApiPropertyOptional({
     maxLength: 500,
-    pattern: SAFE_PROSE_PATTERN,
+    pattern: STORED_PROSE_PATTERN,
     example: 'Order updates for the warehouse',
   })
   description?: string;
