@@ -207,7 +207,18 @@ describe('request logs of unfinished answers and slow requests (real process)', 
   it('logs a listOrders stream the client abandoned as aborted, with the bytes sent', async () => {
     const { request, response } = await stalledList('abandoned-list-1');
     expect(response.statusCode).toBe(200);
-    await new Promise((wait) => setTimeout(wait, 200));
+    // Read 100 kB of the body, then hang up: the service wrote at least that much.
+    let received = 0;
+    await new Promise<void>((done) => {
+      response.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received >= 100_000) {
+          response.pause();
+          done();
+        }
+      });
+      response.resume();
+    });
     request.destroy();
     const line = await lineOf('abandoned-list-1');
     expect(line).toMatchObject({
@@ -215,7 +226,7 @@ describe('request logs of unfinished answers and slow requests (real process)', 
       res: { statusCode: 499, aborted: true },
       route: '/v1/store/orders',
     });
-    expect(line.res.bytesSent).toBeGreaterThan(1000);
+    expect(line.res.bytesSent).toBeGreaterThan(received);
     expect(line.msg).toBe(
       `GET /v1/store/orders 499 aborted by the client after ${line.res.bytesSent} bytes`,
     );
