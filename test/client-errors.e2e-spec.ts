@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import type { Response } from 'supertest';
 import { expectErrorResponse } from './support/http-assertions.js';
 import { SANE_REQUEST_ID } from './support/hostile-input.js';
@@ -204,6 +204,31 @@ describe('requests the HTTP server refuses (e2e)', () => {
       .toString('latin1')
       .match(/HTTP\/1\.1 \d+/g);
     expect(statuses).toEqual(['HTTP/1.1 200', 'HTTP/1.1 200']);
+  });
+
+  it('closes a refused connection the client keeps half open, at HEADERS_TIMEOUT_MS', async () => {
+    const server = t.app.getHttpServer();
+    const accepted: Socket[] = [];
+    const onConnection = (serverSide: Socket): number => accepted.push(serverSide);
+    server.on('connection', onConnection);
+    const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+    try {
+      socket.on('data', () => undefined);
+      const ended = new Promise((done) => socket.once('end', done));
+      const started = Date.now();
+      socket.write('HELLO THERE\r\n\r\n');
+      await ended;
+      // The client never closes its side; the server does not wait for it for good: the
+      // refused request never completed, so its headers' time limit still ends it.
+      const serverSide = accepted.find((each) => each.remotePort === socket.localPort);
+      expect(serverSide?.destroyed).toBe(false);
+      await new Promise((done) => serverSide!.once('close', done));
+      expect(Date.now() - started).toBeGreaterThanOrEqual(HEADERS_TIMEOUT_MS - 100);
+      expect(Date.now() - started).toBeLessThan(HEADERS_TIMEOUT_MS + 1500);
+    } finally {
+      server.off('connection', onConnection);
+      socket.destroy();
+    }
   });
 
   /** The whole answer as text, for answers of more than one message (100 Continue). */
