@@ -181,6 +181,18 @@ describe('requests the HTTP server refuses (e2e)', () => {
     expect(res.body).toHaveLength(Number(rows[0].count));
   });
 
+  it('adds no 408 to a request answered before its slow body arrived, and closes it at the limit', async () => {
+    const started = Date.now();
+    // No key: refused (401) before the body is read; the body never completes.
+    const raw =
+      'POST /v1/categories HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n' +
+      'Content-Length: 100\r\n\r\n{"name":';
+    const text = await sendForText(raw);
+    expect(text.match(/HTTP\/1\.1 \d+/g)).toEqual(['HTTP/1.1 401']);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS - 100);
+    expect(Date.now() - started).toBeLessThan(REQUEST_TIMEOUT_MS + 2000);
+  });
+
   it('answers 408 REQUEST_TIMEOUT with the Error body for headers slower than HEADERS_TIMEOUT_MS', async () => {
     const started = Date.now();
     const answer = await send('GET /v1/categories HTTP/1.1\r\nHost: localhost\r\nX-Slow: ');
