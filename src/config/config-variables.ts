@@ -227,13 +227,18 @@ export const CONFIG_VARIABLES = {
     doc: "idle keep-alive connections are kept this long: longer than a balancer's idle timeout (60 s is common), so the balancer closes first",
   }),
   HEADERS_TIMEOUT_MS: variable(wholeNumber(1000, 3_600_000), {
-    default: 66_000,
+    default: 10_000,
     rule: {
-      problem: 'must be greater than KEEP_ALIVE_TIMEOUT_MS',
-      // Node's rule: otherwise a reused keep-alive socket can be cut while a request arrives.
-      holds: (headers, v): boolean => headers > v.KEEP_ALIVE_TIMEOUT_MS,
+      problem: 'must not be greater than REQUEST_TIMEOUT_MS',
+      // Node's own rule (http.createServer refuses it): above it, Node swaps the two, and the
+      // shorter one would cut whole requests.
+      holds: (headers, v): boolean => headers <= v.REQUEST_TIMEOUT_MS,
     },
-    doc: "time to receive a request's headers",
+    doc: "time to receive a request's line and headers (at most 16 KiB), from its first byte; past it, 408 and the connection is closed. Idle keep-alive connections are not timed by it",
+  }),
+  REQUEST_TIMEOUT_MS: variable(wholeNumber(1000, 3_600_000), {
+    default: 30_000,
+    doc: 'time to receive a whole request, headers and body (at most 16 KiB each), from its first byte; past it, 408 and the connection is closed. Not a bound on the answer',
   }),
   SHUTDOWN_DRAIN_DELAY_MS: variable(wholeNumber(0, 600_000), {
     default: 5000,

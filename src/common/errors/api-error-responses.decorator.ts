@@ -25,6 +25,8 @@ const EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
   [ErrorCode.UNSUPPORTED_MEDIA_TYPE]: 'The request body must be sent as application/json.',
   [ErrorCode.RATE_LIMITED]: 'Too many requests; retry after the time in Retry-After.',
   [ErrorCode.HEADERS_TOO_LARGE]: 'The request headers are larger than the server accepts (16 KiB).',
+  [ErrorCode.REQUEST_TIMEOUT]: 'The request body did not arrive in time.',
+  [ErrorCode.EXPECTATION_FAILED]: 'Only "Expect: 100-continue" is supported.',
   [ErrorCode.INTERNAL_ERROR]: 'An unexpected error occurred; it has been logged.',
   [ErrorCode.SERVICE_UNAVAILABLE]: 'The service is temporarily unavailable; retry shortly.',
 };
@@ -33,9 +35,10 @@ const EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
 export type DocumentedError = ErrorCode | { code: ErrorCode; status: HttpStatus };
 
 /**
- * Errors every /v1 operation can answer with. Not HEADERS_TOO_LARGE: the HTTP server answers
- * it before any route is chosen (src/common/http/client-error.ts), like a request that is not
- * HTTP at all; docs/api.md describes it.
+ * Errors every /v1 operation can answer with. Not HEADERS_TOO_LARGE, REQUEST_TIMEOUT or
+ * EXPECTATION_FAILED: the HTTP server answers them, or they come before any route is chosen
+ * (src/common/http/client-error.ts, http-semantics.middleware.ts), like a request that is not
+ * HTTP at all; docs/api.md describes them.
  */
 const COMMON_ERRORS: DocumentedError[] = [
   ErrorCode.UNAUTHORIZED,
