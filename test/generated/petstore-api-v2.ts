@@ -526,7 +526,7 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
+                    /** @description Seconds to wait before retrying: a few; for a create sent with an Idempotency-Key, long enough for the key to be free again (11 by default) */
                     "Retry-After"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -682,7 +682,7 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
+                    /** @description Seconds to wait before retrying: a few; for a create sent with an Idempotency-Key, long enough for the key to be free again (11 by default) */
                     "Retry-After"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -787,7 +787,7 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
+                    /** @description Seconds to wait before retrying: a few; for a create sent with an Idempotency-Key, long enough for the key to be free again (11 by default) */
                     "Retry-After"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -903,7 +903,7 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
+                    /** @description Seconds to wait before retrying: a few; for a create sent with an Idempotency-Key, long enough for the key to be free again (11 by default) */
                     "Retry-After"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -1021,7 +1021,7 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
+                    /** @description Seconds to wait before retrying: a few; for a create sent with an Idempotency-Key, long enough for the key to be free again (11 by default) */
                     "Retry-After"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -1119,7 +1119,7 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
+                    /** @description Seconds to wait before retrying: a few; for a create sent with an Idempotency-Key, long enough for the key to be free again (11 by default) */
                     "Retry-After"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -1273,7 +1273,7 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
+                    /** @description Seconds to wait before retrying: a few; for a create sent with an Idempotency-Key, long enough for the key to be free again (11 by default) */
                     "Retry-After"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -1371,7 +1371,7 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
+                    /** @description Seconds to wait before retrying: a few; for a create sent with an Idempotency-Key, long enough for the key to be free again (11 by default) */
                     "Retry-After"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -1540,7 +1540,7 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
+                    /** @description Seconds to wait before retrying: a few; for a create sent with an Idempotency-Key, long enough for the key to be free again (11 by default) */
                     "Retry-After"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -1645,7 +1645,7 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
+                    /** @description Seconds to wait before retrying: a few; for a create sent with an Idempotency-Key, long enough for the key to be free again (11 by default) */
                     "Retry-After"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -1748,7 +1748,7 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
+                    /** @description Seconds to wait before retrying: a few; for a create sent with an Idempotency-Key, long enough for the key to be free again (11 by default) */
                     "Retry-After"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -1862,7 +1862,7 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
+                    /** @description Seconds to wait before retrying: a few; for a create sent with an Idempotency-Key, long enough for the key to be free again (11 by default) */
                     "Retry-After"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
