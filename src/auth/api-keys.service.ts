@@ -81,8 +81,8 @@ export class ApiKeysService
   /**
    * What memory alone says of `key`, without the database: its caller when it was verified
    * lately, null when it is malformed or was refused lately, undefined when only the database
-   * can tell (verify). The rate limiter asks this first, so that an unknown key is counted
-   * against its address before it costs a lookup (docs/operating.md, API keys).
+   * can tell (verify). The rate limiter asks this first, so that a key memory does not know is
+   * looked up only while its address is within its budget (docs/operating.md, Unknown API keys).
    */
   recall(key: string): ApiKeyPrincipal | null | undefined {
     if (!isWellFormedApiKey(key)) {
@@ -90,10 +90,10 @@ export class ApiKeysService
     }
     const keyHash = hashApiKey(key);
     const now = Date.now();
-    const known = this.verified.get(keyHash);
-    if (known?.known && known.expiresAt > now) {
-      this.usedSince.set(known.known.keyId, now);
-      return known.known;
+    const cached = this.verified.get(keyHash);
+    if (cached?.known && cached.expiresAt > now) {
+      this.usedSince.set(cached.known.keyId, now);
+      return cached.known;
     }
     return this.refused.has(keyHash, now) ? null : undefined;
   }
