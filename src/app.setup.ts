@@ -2,7 +2,6 @@ import { VersioningType, type NestApplicationOptions } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
-import { RequestAuthenticator } from './auth/request-authenticator.js';
 import { authenticateUndecodablePaths } from './auth/undecodable-path.middleware.js';
 import { API_VERSION_PREFIXES, type ApiVersion } from './common/api-version.js';
 import { answerRouteNotFound } from './common/errors/all-exceptions.filter.js';
@@ -19,6 +18,7 @@ import { AppLogger } from './logging/app-logger.js';
 import { HTTP_LOGGER, type HttpLogger } from './logging/logging.module.js';
 import { httpMetricsMiddleware, httpRefusalCounter } from './metrics/http-metrics.js';
 import { MetricsService } from './metrics/metrics.service.js';
+import { RateLimiter } from './rate-limit/rate-limiter.js';
 
 /**
  * Options for NestFactory.create. No global body parser: JSON bodies are read by
@@ -59,7 +59,11 @@ export async function configureApp(
   app.use(securityHeaders);
   // No Host, an unmet Expect: refused before anything else, with the Error body.
   app.use(refuseUnmetHttpRequirements);
-  app.use(API_VERSION_PREFIXES, authenticateUndecodablePaths(app.get(RequestAuthenticator)));
+  const limiter = app.get(RateLimiter);
+  app.use(
+    API_VERSION_PREFIXES,
+    authenticateUndecodablePaths((request, response) => limiter.admit(request, response)),
+  );
   if (config.corsOrigins.length > 0) {
     app.enableCors(corsOptions(config.corsOrigins));
   }

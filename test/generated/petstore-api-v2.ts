@@ -529,7 +529,7 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
+                    /** @description Seconds to wait before retrying: a few; for a create sent with an Idempotency-Key, long enough for the key to be free again (11 by default) */
                     "Retry-After"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -685,7 +685,7 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
+                    /** @description Seconds to wait before retrying: a few; for a create sent with an Idempotency-Key, long enough for the key to be free again (11 by default) */
                     "Retry-After"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -790,7 +790,7 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
+                    /** @description Seconds to wait before retrying: a few; for a create sent with an Idempotency-Key, long enough for the key to be free again (11 by default) */
                     "Retry-After"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -906,7 +906,7 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
+                    /** @description Seconds to wait before retrying: a few; for a create sent with an Idempotency-Key, long enough for the key to be free again (11 by default) */
                     "Retry-After"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -1024,7 +1024,7 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
+                    /** @description Seconds to wait before retrying: a few; for a create sent with an Idempotency-Key, long enough for the key to be free again (11 by default) */
                     "Retry-After"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -1122,7 +1122,7 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
+                    /** @description Seconds to wait before retrying: a few; for a create sent with an Idempotency-Key, long enough for the key to be free again (11 by default) */
                     "Retry-After"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -1276,7 +1276,7 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
+                    /** @description Seconds to wait before retrying: a few; for a create sent with an Idempotency-Key, long enough for the key to be free again (11 by default) */
                     "Retry-After"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -1374,7 +1374,7 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
+                    /** @description Seconds to wait before retrying: a few; for a create sent with an Idempotency-Key, long enough for the key to be free again (11 by default) */
                     "Retry-After"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -1543,7 +1543,7 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
+                    /** @description Seconds to wait before retrying: a few; for a create sent with an Idempotency-Key, long enough for the key to be free again (11 by default) */
                     "Retry-After"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -1648,7 +1648,7 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
+                    /** @description Seconds to wait before retrying: a few; for a create sent with an Idempotency-Key, long enough for the key to be free again (11 by default) */
                     "Retry-After"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -1751,7 +1751,7 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
+                    /** @description Seconds to wait before retrying: a few; for a create sent with an Idempotency-Key, long enough for the key to be free again (11 by default) */
                     "Retry-After"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -1865,7 +1865,7 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
+                    /** @description Seconds to wait before retrying: a few; for a create sent with an Idempotency-Key, long enough for the key to be free again (11 by default) */
                     "Retry-After"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;

@@ -47,11 +47,24 @@ const COMMON_ERRORS: DocumentedError[] = [
   ErrorCode.SERVICE_UNAVAILABLE,
 ];
 
-/** 429: at most the one-minute rate-limit window; 503: a few seconds (ServiceUnavailableError). */
+/** 429: at most the one-minute rate-limit window. */
 const RETRY_AFTER = {
   'Retry-After': {
     description: 'Seconds to wait before retrying',
     schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 60, example: 30 },
+  },
+};
+
+/**
+ * 503: a few seconds (ServiceUnavailableError); for a create with an Idempotency-Key that may
+ * still hold its key, until the key's lock is over: IDEMPOTENCY_KEY_LOCK_SECONDS (at most
+ * 3600) and a second (IdempotencyService).
+ */
+const UNAVAILABLE_RETRY_AFTER = {
+  'Retry-After': {
+    description:
+      'Seconds to wait before retrying: a few; for a create sent with an Idempotency-Key, long enough for the key to be free again (11 by default)',
+    schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 3601, example: 5 },
   },
 };
 
@@ -72,7 +85,7 @@ const ERROR_HEADERS: Partial<Record<number, HeadersObject>> = {
     },
   },
   429: RETRY_AFTER,
-  503: RETRY_AFTER,
+  503: UNAVAILABLE_RETRY_AFTER,
 };
 
 /** Headers a code brings to its status's response, beside the status's own. */
