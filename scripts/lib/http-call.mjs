@@ -6,7 +6,8 @@ import http from 'node:http';
  * One request to 127.0.0.1:`port`. `body` is sent as JSON; `rawBody` (a Buffer or a string) as
  * it is, labelled JSON too. `abandonAfter`: hang up once that many body bytes arrived. Never
  * rejects: the outcome `{ started, ended, status, headers, body, bytes }` carries the status,
- * or `error` when there was no complete answer.
+ * or `error` when there was no complete answer. `localAddress`: the loopback address to send
+ * from (all of 127.0.0.0/8 is loopback), so a client can be told apart from the others.
  */
 export function call({
   port,
@@ -18,6 +19,7 @@ export function call({
   abandonAfter,
   timeoutMs = 30000,
   agent,
+  localAddress,
 }) {
   return new Promise((resolve) => {
     const started = Date.now();
@@ -35,6 +37,7 @@ export function call({
         method,
         path,
         agent,
+        localAddress,
         timeout: timeoutMs,
         headers: {
           ...headers,
