@@ -2,12 +2,12 @@ import { VersioningType, type NestApplicationOptions } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
-import { RequestAuthenticator } from './auth/request-authenticator.js';
 import { authenticateUndecodablePaths } from './auth/undecodable-path.middleware.js';
 import { API_VERSION_PREFIXES, type ApiVersion } from './common/api-version.js';
 import { answerRouteNotFound } from './common/errors/all-exceptions.filter.js';
-import { answerClientErrorsWithJson } from './common/http/client-error.js';
 import { corsOptions } from './common/http/cors.js';
+import { refuseUnmetHttpRequirements } from './common/http/http-semantics.middleware.js';
+import { configureHttpServer } from './common/http/http-server.js';
 import { sendJsonExactly } from './common/http/exact-int64.js';
 import { requestIdMiddleware } from './common/http/request-id.middleware.js';
 import { securityHeaders } from './common/http/security-headers.js';
@@ -16,8 +16,9 @@ import { setupOpenApi } from './common/openapi/openapi-documents.js';
 import type { AppConfig } from './config/app-config.js';
 import { AppLogger } from './logging/app-logger.js';
 import { HTTP_LOGGER, type HttpLogger } from './logging/logging.module.js';
-import { httpMetricsMiddleware } from './metrics/http-metrics.js';
+import { httpMetricsMiddleware, httpRefusalCounter } from './metrics/http-metrics.js';
 import { MetricsService } from './metrics/metrics.service.js';
+import { RateLimiter } from './rate-limit/rate-limiter.js';
 
 /**
  * Options for NestFactory.create. No global body parser: JSON bodies are read by
@@ -37,20 +38,32 @@ export async function configureApp(
   app.disable('x-powered-by');
   // Ids beyond 2^53 (pets stored by operators) are answered digit for digit.
   sendJsonExactly(app.getHttpAdapter().getInstance());
-  // Requests Node's parser refuses (headers too large, not HTTP) get the Error body too.
-  answerClientErrorsWithJson(app.getHttpServer());
   // A JSON API whose clients do not revalidate: hashing every body for an ETag is waste.
   app.set('etag', false);
   if (config.trustProxy !== undefined) {
     app.set('trust proxy', config.trustProxy);
   }
   const metrics = app.get(MetricsService);
+  const httpLogger = app.get<HttpLogger>(HTTP_LOGGER);
+  // Timeouts, and the Error body on what Node's HTTP server would answer bare (headers too
+  // large, not HTTP, too slow); what it answers before a request exists is logged and counted.
+  const countRefusal = metrics.enabled ? httpRefusalCounter(metrics) : undefined;
+  configureHttpServer(app.getHttpServer(), config.http, (refusal) => {
+    httpLogger.refused(refusal);
+    countRefusal?.(refusal.answer.status);
+  });
   // First, so every answer is measured, the ones refused by later middleware too.
   if (metrics.enabled) app.use(httpMetricsMiddleware(metrics));
   app.use(requestIdMiddleware);
-  app.use(app.get<HttpLogger>(HTTP_LOGGER).middleware);
+  app.use(httpLogger.middleware);
   app.use(securityHeaders);
-  app.use(API_VERSION_PREFIXES, authenticateUndecodablePaths(app.get(RequestAuthenticator)));
+  // No Host, an unmet Expect: refused before anything else, with the Error body.
+  app.use(refuseUnmetHttpRequirements);
+  const limiter = app.get(RateLimiter);
+  app.use(
+    API_VERSION_PREFIXES,
+    authenticateUndecodablePaths((request, response) => limiter.admit(request, response)),
+  );
   if (config.corsOrigins.length > 0) {
     app.enableCors(corsOptions(config.corsOrigins));
   }

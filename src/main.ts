@@ -22,7 +22,7 @@ async function bootstrap(): Promise<void> {
       APP_OPTIONS,
     );
     await configureApp(app, config);
-    const connections = prepareServer(app.getHttpServer(), config);
+    const connections = prepareServer(app.getHttpServer());
     exitGracefullyOnSignals(
       app,
       connections,

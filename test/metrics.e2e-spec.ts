@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { mkdir, writeFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import type pg from 'pg';
 import { DrainState } from '../src/lifecycle/drain-state.js';
@@ -58,6 +58,8 @@ describe('Prometheus metrics on METRICS_PORT (e2e)', () => {
   beforeAll(async () => {
     t = await createTestApp({
       metrics: { port: 0, host: '127.0.0.1' },
+      // Short, so that a request too slow to arrive is cut while the test waits.
+      http: { keepAliveTimeoutMs: 65_000, headersTimeoutMs: 1000, requestTimeoutMs: 1500 },
       // Low enough to reach: one caller's budget per minute (the unit under test is the count).
       rateLimit: {
         redisKeyPrefix: 'petstore:test:',
@@ -216,6 +218,63 @@ describe('Prometheus metrics on METRICS_PORT (e2e)', () => {
     expect(requests(after, '/v1/store/orders', '200')).toBe(
       requests(before, '/v1/store/orders', '200'),
     );
+  });
+
+  /** Writes `raw` on a socket of its own; resolves with what came back once the server closed it. */
+  function sendRaw(raw: string, options: { hangUpAfterMs?: number } = {}): Promise<string> {
+    return new Promise((done, fail) => {
+      const socket = connect(Number(new URL(baseUrl).port), '127.0.0.1');
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.on('error', fail);
+      socket.on('close', () => done(Buffer.concat(chunks).toString('utf8')));
+      socket.write(raw);
+      if (options.hangUpAfterMs !== undefined) {
+        setTimeout(() => socket.destroy(), options.hangUpAfterMs);
+      }
+    });
+  }
+
+  const slowPost = (auth: string): string =>
+    `POST /v1/categories HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${auth}\r\n` +
+    'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":';
+
+  it('counts a body slower than REQUEST_TIMEOUT_MS as 408 on its route, slow headers as a refusal', async () => {
+    const { key } = await import('../src/auth/api-keys.service.js').then(({ ApiKeysService }) =>
+      t.app.get(ApiKeysService).issue('slow-body'),
+    );
+    const refused = (text: string): number =>
+      sample(text, 'petstore_http_refusals_total', { http_response_status_code: '408' });
+    const before = await scrape();
+    const [body, headers] = await Promise.all([
+      sendRaw(slowPost(`Bearer ${key}`)),
+      sendRaw('GET /v1/categories HTTP/1.1\r\nHost: localhost\r\n'),
+    ]);
+    expect([body.slice(0, 12), headers.slice(0, 12)]).toEqual(['HTTP/1.1 408', 'HTTP/1.1 408']);
+    let after = '';
+    await until(
+      async () =>
+        requests((after = await scrape()), '/v1/categories', '408', 'POST') -
+          requests(before, '/v1/categories', '408', 'POST') ===
+        1,
+      2000,
+    );
+    expect(refused(after) - refused(before)).toBe(1);
+    expect(after).toMatch(/^# TYPE petstore_http_refusals_total counter$/m);
+  });
+
+  it('counts a POST whose client left mid-body as 499, never as the status it was to have', async () => {
+    const { key } = await import('../src/auth/api-keys.service.js').then(({ ApiKeysService }) =>
+      t.app.get(ApiKeysService).issue('left-mid-body'),
+    );
+    const before = await scrape();
+    const statuses = ['201', '400', '408', '499'];
+    const count = (text: string): number[] =>
+      statuses.map((status) => requests(text, '/v1/categories', status, 'POST'));
+    await sendRaw(slowPost(`Bearer ${key}`), { hangUpAfterMs: 300 });
+    let after = before;
+    await until(async () => count((after = await scrape()))[3] - count(before)[3] === 1, 2000);
+    expect(count(after).map((n, i) => n - count(before)[i])).toEqual([0, 0, 0, 1]);
   });
 
   it('reports the connection pool: used and idle connections, its maximum, waiting requests', async () => {

@@ -16,7 +16,8 @@ export interface AuthenticatedRequest extends Request {
 /**
  * Deny by default: every route needs a valid API key unless marked @Public(). Body parsing
  * happens later (in an interceptor), so an unauthenticated request is refused before its body
- * is read. Only the rate limiter runs earlier, so that guessing keys is slow.
+ * is read. Only the rate limiter runs earlier, so that guessing keys is slow (and an unknown
+ * key is counted against its address before it costs a database lookup).
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {

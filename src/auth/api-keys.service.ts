@@ -13,6 +13,7 @@ import { InjectConfig } from '../config/app-config.provider.js';
 import { displayPrefix, generateApiKey, hashApiKey, isWellFormedApiKey } from './api-key.js';
 import type { ApiKeyEntity } from './api-key.entity.js';
 import { ApiKeyRepository } from './api-key.repository.js';
+import { RefusedKeys } from './refused-keys.js';
 
 /** Who is calling: the key's id and its display prefix (safe to log). */
 export interface ApiKeyPrincipal {
@@ -29,12 +30,16 @@ export interface IssuedApiKey {
 
 /** Bound on the cache of verified keys: a flood of distinct keys cannot grow memory. */
 const MAX_CACHED_KEYS = 10_000;
+/** Bound on the keys remembered as refused (about 1.5 MB at most). */
+const MAX_REFUSED_KEYS = 10_000;
 /** last_used_at is written at most this often per key, in one statement for all keys. */
 const LAST_USED_FLUSH_MS = 60_000;
 
 interface CachedKey {
   principal: Promise<ApiKeyPrincipal | null>;
   expiresAt: number;
+  /** The principal once the lookup has found it: read without an await (recall). */
+  known?: ApiKeyPrincipal;
 }
 
 @Injectable()
@@ -44,6 +49,8 @@ export class ApiKeysService
   private readonly logger = new Logger(ApiKeysService.name);
   /** Verified keys by hash, oldest first (a Map keeps insertion order). */
   private readonly verified = new Map<string, CachedKey>();
+  /** Keys the database lately refused (unknown or revoked), by hash. */
+  private readonly refused: RefusedKeys;
   /** Keys used since the last flush, and when (epoch ms: no allocation on the request path). */
   private readonly usedSince = new Map<number, number>();
   private flushTimer?: NodeJS.Timeout;
@@ -51,7 +58,9 @@ export class ApiKeysService
   constructor(
     private readonly repository: ApiKeyRepository,
     @InjectConfig() private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.refused = new RefusedKeys(MAX_REFUSED_KEYS, config.apiKeyCacheTtlMs);
+  }
 
   onModuleInit(): void {
     this.flushTimer = setInterval(() => void this.flushLastUsed(), LAST_USED_FLUSH_MS);
@@ -70,9 +79,31 @@ export class ApiKeysService
   }
 
   /**
-   * The caller behind `key`, or null when the key is malformed, unknown or revoked. A valid
-   * key is trusted from memory for API_KEY_CACHE_TTL_MS (at most 30 s, so a revocation reaches
-   * every instance within 30 s): in steady state authentication costs no database round trip.
+   * What memory alone says of `key`, without the database: its caller when it was verified
+   * lately, null when it is malformed or was refused lately, undefined when only the database
+   * can tell (verify). The rate limiter asks this first, so that a key memory does not know is
+   * looked up only while its address is within its budget (docs/operating.md, Unknown API keys).
+   */
+  recall(key: string): ApiKeyPrincipal | null | undefined {
+    if (!isWellFormedApiKey(key)) {
+      return null;
+    }
+    const keyHash = hashApiKey(key);
+    const now = Date.now();
+    const cached = this.verified.get(keyHash);
+    if (cached?.known && cached.expiresAt > now) {
+      this.usedSince.set(cached.known.keyId, now);
+      return cached.known;
+    }
+    return this.refused.has(keyHash, now) ? null : undefined;
+  }
+
+  /**
+   * The caller behind `key`, or null when the key is malformed, unknown or revoked. What the
+   * database answers is trusted from memory for API_KEY_CACHE_TTL_MS (at most 30 s, so a
+   * revocation or a new key reaches every instance within 30 s): in steady state a valid key
+   * costs no database round trip, and neither does a refused key tried again. Lookups of one
+   * key at once share one query.
    */
   async verify(key: string): Promise<ApiKeyPrincipal | null> {
     if (!isWellFormedApiKey(key)) {
@@ -82,11 +113,13 @@ export class ApiKeysService
     const now = Date.now();
     let cached = this.verified.get(keyHash);
     if (!cached || cached.expiresAt <= now) {
+      if (this.refused.has(keyHash, now)) return null;
       cached = { principal: this.lookUp(keyHash), expiresAt: now + this.config.apiKeyCacheTtlMs };
       this.remember(keyHash, cached);
     }
     const principal = await cached.principal;
     if (principal) {
+      cached.known = principal;
       this.usedSince.set(principal.keyId, now);
     }
     return principal;
@@ -96,12 +129,14 @@ export class ApiKeysService
     try {
       const record = await this.repository.findActiveByHash(keyHash);
       if (!record) {
-        // Only valid keys are kept: an unknown key is asked for again (and rate limited).
+        // Remembered apart from valid keys: a flood of unknown keys cannot evict those.
         this.verified.delete(keyHash);
+        this.refused.add(keyHash, Date.now());
         return null;
       }
       return { keyId: record.id, prefix: record.prefix, fingerprint: keyHash.slice(0, 16) };
     } catch (error) {
+      // Not an answer: the next request asks again.
       this.verified.delete(keyHash);
       throw error;
     }
@@ -132,7 +167,9 @@ export class ApiKeysService
 
   async issue(name: string): Promise<IssuedApiKey> {
     const key = generateApiKey();
-    const record = await this.repository.insert(name, displayPrefix(key), hashApiKey(key));
+    const keyHash = hashApiKey(key);
+    const record = await this.repository.insert(name, displayPrefix(key), keyHash);
+    this.refused.delete(keyHash);
     return { key, record };
   }
 
@@ -157,6 +194,8 @@ export class ApiKeysService
         `API key "${name}" (${displayPrefix(key)}…) was revoked; reinstated because it is configured`,
       );
     }
+    // Valid from now on, on this instance at once; other instances within API_KEY_CACHE_TTL_MS.
+    this.refused.delete(keyHash);
   }
 
   /**

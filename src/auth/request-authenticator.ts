@@ -9,31 +9,60 @@ export type RequestIdentity =
 /** `Bearer <token>`, scheme word in any case (RFC 7235), one token of visible characters. */
 const BEARER = /^Bearer +([\x21-\x7e]+) *$/i;
 
+const NO_KEY: RequestIdentity = { principal: null, keySent: false };
+const REFUSED_KEY: RequestIdentity = { principal: null, keySent: true };
+
 /**
  * Reads the API key of a request once. The rate limiter (which keys its counts on it) and the
- * API key guard (which refuses without it) both ask; the answer is kept per request.
+ * API key guard (which refuses without it) both ask; the answer is kept per request. Memory
+ * answers first (recall); only a key memory does not know costs a database lookup (identify),
+ * and the rate limiter counts that request against its address before it asks.
  */
 @Injectable()
 export class RequestAuthenticator {
-  private readonly identities = new WeakMap<Request, Promise<RequestIdentity>>();
+  private readonly identities = new WeakMap<Request, RequestIdentity | Promise<RequestIdentity>>();
 
   constructor(private readonly apiKeys: ApiKeysService) {}
 
-  identify(request: Request): Promise<RequestIdentity> {
-    let identity = this.identities.get(request);
-    if (!identity) {
-      identity = this.resolve(request.headers.authorization);
-      this.identities.set(request, identity);
+  /**
+   * The request's identity when memory can tell it: no key, a malformed one, a key verified or
+   * refused lately. Undefined when only the database can (identify asks it).
+   */
+  recall(request: Request): RequestIdentity | undefined {
+    const identity = this.identities.get(request);
+    if (identity !== undefined) {
+      return identity instanceof Promise ? undefined : identity;
     }
-    return identity;
+    const token = bearerToken(request.headers.authorization);
+    if (typeof token !== 'string') {
+      return this.keep(request, token);
+    }
+    const principal = this.apiKeys.recall(token);
+    if (principal === undefined) return undefined;
+    return this.keep(request, principal ? { principal } : REFUSED_KEY);
   }
 
-  private async resolve(header: string | undefined): Promise<RequestIdentity> {
-    if (header === undefined || header.trim() === '') {
-      return { principal: null, keySent: false };
-    }
-    const token = BEARER.exec(header)?.[1];
-    const principal = token === undefined ? null : await this.apiKeys.verify(token);
-    return principal ? { principal } : { principal: null, keySent: true };
+  /** The request's identity, from memory or else from the database (one lookup per request). */
+  identify(request: Request): RequestIdentity | Promise<RequestIdentity> {
+    const identity = this.identities.get(request) ?? this.recall(request);
+    if (identity !== undefined) return identity;
+    const resolved = this.apiKeys
+      .verify(bearerToken(request.headers.authorization) as string)
+      .then((principal): RequestIdentity => (principal ? { principal } : REFUSED_KEY));
+    this.identities.set(request, resolved);
+    return resolved;
   }
+
+  private keep(request: Request, identity: RequestIdentity): RequestIdentity {
+    this.identities.set(request, identity);
+    return identity;
+  }
+}
+
+/** The token of an Authorization header, or the identity of a request without a usable one. */
+function bearerToken(header: string | undefined): string | RequestIdentity {
+  if (header === undefined || header.trim() === '') {
+    return NO_KEY;
+  }
+  return BEARER.exec(header)?.[1] ?? REFUSED_KEY;
 }

@@ -1,22 +1,33 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { DomainError } from '../common/errors/domain-error.js';
 import { errorBody } from '../common/errors/error.dto.js';
 import { unauthorizedError } from './api-key.guard.js';
-import type { RequestAuthenticator } from './request-authenticator.js';
+import type { RequestIdentity } from './request-authenticator.js';
 
 /**
  * Express decodes path parameters before any guard runs, so a path it cannot decode would be
  * answered 400 before authentication; this middleware keeps such a request a 401 without a
- * valid key, like any other. It must be middleware: no guard runs for it.
+ * valid key, like any other. It must be middleware: no guard runs for it. `admit` is the rate
+ * limiter's (RateLimiter.admit): such a request is counted like any other, and an unknown key
+ * costs its address's budget before it costs a lookup.
  */
-export function authenticateUndecodablePaths(authenticator: RequestAuthenticator): RequestHandler {
+export function authenticateUndecodablePaths(
+  admit: (request: Request, response: Response) => Promise<RequestIdentity>,
+): RequestHandler {
   return (request: Request, response: Response, next: NextFunction) => {
     if (isDecodable(request.path)) return next();
-    authenticator.identify(request).then((identity) => {
-      if (identity.principal) return next();
-      const error = unauthorizedError(identity.keySent);
-      response.status(error.status).set(error.headers).json(errorBody(error));
-    }, next);
+    admit(request, response).then(
+      (identity) => {
+        if (identity.principal) return next();
+        refuse(response, unauthorizedError(identity.keySent));
+      },
+      (error: unknown) => (error instanceof DomainError ? refuse(response, error) : next(error)),
+    );
   };
+}
+
+function refuse(response: Response, error: DomainError): void {
+  response.status(error.status).set(error.headers).json(errorBody(error));
 }
 
 function isDecodable(path: string): boolean {

@@ -21,6 +21,7 @@ describe('loadConfig', () => {
         migrateOnStart: true,
       },
       apiKeyCacheTtlMs: 20_000,
+      http: { keepAliveTimeoutMs: 65_000, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 },
       idempotency: { retentionSeconds: 86_400, lockSeconds: 10, purgeIntervalSeconds: 300 },
     });
     expect(config.dataDir).toMatch(/\.data$/);
@@ -95,6 +96,9 @@ describe('loadConfig', () => {
       'IDEMPOTENCY_KEY_LOCK_SECONDS',
     ],
     [{ IDEMPOTENCY_PURGE_INTERVAL_SECONDS: '0' }, 'IDEMPOTENCY_PURGE_INTERVAL_SECONDS'],
+    [{ REQUEST_TIMEOUT_MS: '999' }, 'REQUEST_TIMEOUT_MS'],
+    [{ HEADERS_TIMEOUT_MS: '40000' }, 'HEADERS_TIMEOUT_MS'],
+    [{ REQUEST_TIMEOUT_MS: '5000', HEADERS_TIMEOUT_MS: '5001' }, 'HEADERS_TIMEOUT_MS'],
   ])('refuses %j with a one-line reason naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`^Invalid configuration: ${variable} `));
@@ -136,6 +140,16 @@ describe('loadConfig', () => {
       port: 9464,
       host: '10.0.0.5',
     });
+  });
+
+  it('lets the headers take as long as the whole request, and no longer', () => {
+    expect(
+      loadConfig({ REQUEST_TIMEOUT_MS: '5000', HEADERS_TIMEOUT_MS: '5000' }).http,
+    ).toMatchObject({ headersTimeoutMs: 5000, requestTimeoutMs: 5000 });
+    // Idle keep-alive connections are not timed by HEADERS_TIMEOUT_MS (Node 18 and later).
+    expect(
+      loadConfig({ KEEP_ALIVE_TIMEOUT_MS: '65000', HEADERS_TIMEOUT_MS: '10000' }).http,
+    ).toMatchObject({ keepAliveTimeoutMs: 65_000, headersTimeoutMs: 10_000 });
   });
 
   it('lets half the pool stream order lists by default, at least one', () => {

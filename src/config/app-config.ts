@@ -36,6 +36,7 @@ export interface AppConfig {
   http: {
     keepAliveTimeoutMs: ConfigValues['KEEP_ALIVE_TIMEOUT_MS'];
     headersTimeoutMs: ConfigValues['HEADERS_TIMEOUT_MS'];
+    requestTimeoutMs: ConfigValues['REQUEST_TIMEOUT_MS'];
   };
   shutdown: {
     drainDelayMs: ConfigValues['SHUTDOWN_DRAIN_DELAY_MS'];
@@ -114,7 +115,11 @@ export function toAppConfig(v: ConfigValues): AppConfig {
     metrics:
       v.METRICS_PORT === undefined ? undefined : { port: v.METRICS_PORT, host: v.METRICS_HOST },
     corsOrigins: v.CORS_ORIGINS,
-    http: { keepAliveTimeoutMs: v.KEEP_ALIVE_TIMEOUT_MS, headersTimeoutMs: v.HEADERS_TIMEOUT_MS },
+    http: {
+      keepAliveTimeoutMs: v.KEEP_ALIVE_TIMEOUT_MS,
+      headersTimeoutMs: v.HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: v.REQUEST_TIMEOUT_MS,
+    },
     shutdown: { drainDelayMs: v.SHUTDOWN_DRAIN_DELAY_MS, timeoutMs: v.SHUTDOWN_TIMEOUT_MS },
     db: {
       poolSize: v.DB_POOL_SIZE,

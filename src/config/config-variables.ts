@@ -178,7 +178,7 @@ export const CONFIG_VARIABLES = {
   }),
   API_KEY_CACHE_TTL_MS: variable(wholeNumber(0, 30_000), {
     default: 20_000,
-    doc: 'how long a verified key is trusted without asking the database (at most 30 s, so a revoked key stops working everywhere within 30 s; `0` = always ask)',
+    doc: 'how long what the database said of a key is trusted without asking again, valid or refused (at most 30 s: a revoked key stops working everywhere within 30 s, and a key refused just before it was made, such as a new `BOOTSTRAP_API_KEY`, works everywhere within 30 s); refused keys are kept apart, at most 10 000 per instance; `0` = always ask',
   }),
   IDEMPOTENCY_KEY_RETENTION_SECONDS: variable(wholeNumber(1, 31_536_000), {
     default: 86_400,
@@ -191,7 +191,7 @@ export const CONFIG_VARIABLES = {
       // A record must outlive its lock: else a running request's key could expire under it.
       holds: (lock, v): boolean => lock < v.IDEMPOTENCY_KEY_RETENTION_SECONDS,
     },
-    doc: 'how long a request holds its `Idempotency-Key` before a retry may take it over (a crashed instance cannot hold it for good); longer than a create can take, `DB_CONNECT_TIMEOUT_MS` + `DB_STATEMENT_TIMEOUT_MS`. A request that overruns it writes nothing and answers 409',
+    doc: 'how long a request holds its `Idempotency-Key` before a retry may take it over (a crashed instance cannot hold it for good); longer than a create can take, `DB_CONNECT_TIMEOUT_MS` + `DB_STATEMENT_TIMEOUT_MS`. A request that overruns it writes nothing and answers 409. A 503 that may leave a key held says `Retry-After` this plus 1 s',
   }),
   IDEMPOTENCY_PURGE_INTERVAL_SECONDS: variable(wholeNumber(1, 86_400), {
     default: 300,
@@ -227,13 +227,18 @@ export const CONFIG_VARIABLES = {
     doc: "idle keep-alive connections are kept this long: longer than a balancer's idle timeout (60 s is common), so the balancer closes first",
   }),
   HEADERS_TIMEOUT_MS: variable(wholeNumber(1000, 3_600_000), {
-    default: 66_000,
+    default: 10_000,
     rule: {
-      problem: 'must be greater than KEEP_ALIVE_TIMEOUT_MS',
-      // Node's rule: otherwise a reused keep-alive socket can be cut while a request arrives.
-      holds: (headers, v): boolean => headers > v.KEEP_ALIVE_TIMEOUT_MS,
+      problem: 'must not be greater than REQUEST_TIMEOUT_MS',
+      // Node's own rule (http.createServer refuses it): above it, Node swaps the two, and the
+      // shorter one would cut whole requests.
+      holds: (headers, v): boolean => headers <= v.REQUEST_TIMEOUT_MS,
     },
-    doc: "time to receive a request's headers",
+    doc: "time to receive a request's line and headers (at most 16 KiB), from its first byte; past it, 408 and the connection is closed. Idle keep-alive connections are not timed by it",
+  }),
+  REQUEST_TIMEOUT_MS: variable(wholeNumber(1000, 3_600_000), {
+    default: 30_000,
+    doc: 'time to receive a whole request, headers and body (at most 16 KiB each), from its first byte; past it, 408 and the connection is closed. Not a bound on the answer',
   }),
   SHUTDOWN_DRAIN_DELAY_MS: variable(wholeNumber(0, 600_000), {
     default: 5000,

@@ -81,9 +81,12 @@ export class BatchedQueryStream extends Readable {
     // About a megabyte of JSON ahead of a slow client, no more.
     super({ highWaterMark: 1024 * 1024 });
     this.timer = setTimeout(() => {
-      this.destroy(
-        new Error(`the list took longer than ${options.streamTimeoutMs} ms (DB_STREAM_TIMEOUT_MS)`),
+      // A TimeoutError: the request log tells a time limit (a warning) from a failure (an error).
+      const error = new Error(
+        `the list took longer than ${options.streamTimeoutMs} ms (DB_STREAM_TIMEOUT_MS)`,
       );
+      error.name = 'TimeoutError';
+      this.destroy(error);
     }, options.streamTimeoutMs);
     this.timer.unref();
   }

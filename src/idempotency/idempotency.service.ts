@@ -1,8 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type { Counter } from 'prom-client';
 import { errorBody } from '../common/errors/error.dto.js';
-import { DomainError } from '../common/errors/domain-error.js';
+import { mapDatabaseError } from '../common/errors/database-error.mapper.js';
+import { DomainError, ServiceUnavailableError } from '../common/errors/domain-error.js';
 import type { ErrorCode } from '../common/errors/error-code.js';
 import type { AppConfig } from '../config/app-config.js';
 import { InjectConfig } from '../config/app-config.provider.js';
@@ -97,7 +99,9 @@ export class IdempotencyService {
   /**
    * The answer to `request`: the remembered one (replayed), or the create's, remembered. A
    * refusal (the operation's own, remembered or replayed; 409 in use; 422 reused) is thrown.
-   * Any other failure frees the key, so a retry runs again.
+   * Any other failure frees the key, so a retry runs again; when the key cannot be freed (the
+   * database is unreachable), the answer is a 503 whose Retry-After outlasts the key's lock,
+   * so that a client that waits as told finds the key free (docs/api.md, Idempotency-Key).
    */
   private async execute<Row>(
     request: IdempotentRequest,
@@ -105,6 +109,8 @@ export class IdempotencyService {
   ): Promise<IdempotentAnswer> {
     const claim = await this.claim(request);
     if (claim instanceof IdempotentAnswer) return claim;
+    // The lock runs from the claim statement's start, which was before this moment.
+    const claimedAt = performance.now();
     let recorded: StoredAnswer | null;
     try {
       const refusal = create.refusal();
@@ -118,11 +124,16 @@ export class IdempotencyService {
         (await create.insert([companion])).outputs[companion.name],
       );
     } catch (error) {
-      await this.repository.release(claim).catch((releaseError: unknown) => {
-        // The lock's expiry frees it instead.
-        this.logger.warn(`could not free an Idempotency-Key: ${String(releaseError)}`);
-      });
-      throw error;
+      const released = await this.repository.release(claim).then(
+        () => true,
+        (releaseError: unknown) => {
+          // The lock's expiry frees it instead.
+          this.logger.warn(`could not free an Idempotency-Key: ${String(releaseError)}`);
+          return false;
+        },
+      );
+      if (released) throw error;
+      throw this.keyStaysHeld(performance.now() - claimedAt);
     }
     // Held past its lock and taken over by a retry: this request wrote nothing; that one runs.
     if (!recorded) throw new IdempotencyKeyInUseError();
@@ -133,24 +144,22 @@ export class IdempotencyService {
     const { lockSeconds, retentionSeconds } = this.settings;
     for (let attempt = 1; attempt <= MAX_CLAIM_ATTEMPTS; attempt++) {
       const token = randomUUID();
-      const result = await this.repository.claim(
-        request,
-        request.fingerprint,
-        token,
-        lockSeconds,
-        retentionSeconds,
+      const result = await this.mayTakeKey(
+        this.repository.claim(request, request.fingerprint, token, lockSeconds, retentionSeconds),
       );
       if ('claimed' in result) return result.claimed;
       if ('raced' in result) continue;
       const record = result.existing;
       if (record.expired || record.abandoned) {
         // Nothing is remembered under the key any more: it is free, whatever the body.
-        const taken = await this.repository.takeOver(
-          record.id,
-          request.fingerprint,
-          token,
-          lockSeconds,
-          retentionSeconds,
+        const taken = await this.mayTakeKey(
+          this.repository.takeOver(
+            record.id,
+            request.fingerprint,
+            token,
+            lockSeconds,
+            retentionSeconds,
+          ),
         );
         if (taken) return taken;
         continue;
@@ -161,6 +170,33 @@ export class IdempotencyService {
       return answerOf(record.answer, true);
     }
     throw new IdempotencyKeyInUseError();
+  }
+
+  /**
+   * A statement that takes the key: when the database fails it (unreachable, too slow), it may
+   * have taken the key all the same (a connection lost after the commit), so the 503 says to
+   * retry once a lock taken now would be over.
+   */
+  private async mayTakeKey<T>(statement: Promise<T>): Promise<T> {
+    try {
+      return await statement;
+    } catch (error) {
+      if (!(mapDatabaseError(error) instanceof ServiceUnavailableError)) throw error;
+      throw this.keyStaysHeld(0);
+    }
+  }
+
+  /**
+   * The answer when the key stays held by a request that did not complete: 503, with a
+   * Retry-After past the lock (taken `heldMs` ago at most) by a second, so that the retry
+   * finds the key free and runs.
+   */
+  private keyStaysHeld(heldMs: number): ServiceUnavailableError {
+    const lockLeftMs = Math.max(0, this.settings.lockSeconds * 1000 - heldMs);
+    return new ServiceUnavailableError(
+      'The request did not complete and its Idempotency-Key is held until its lock expires; retry after the time in Retry-After.',
+      Math.ceil(lockLeftMs / 1000) + 1,
+    );
   }
 
   /** Deletes expired records in batches; answers how many. */

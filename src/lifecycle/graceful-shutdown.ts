@@ -23,12 +23,10 @@ export interface Connections {
 }
 
 /**
- * Keep-alive longer than the balancer's idle timeout (the balancer, not us, closes idle
- * sockets while serving), and track connections and answers, for the shutdown.
+ * Tracks connections and answers, for the shutdown. The server's timeouts are set by
+ * configureApp (src/common/http/http-server.ts), for the tests too.
  */
-export function prepareServer(server: Server, config: AppConfig): Connections {
-  server.keepAliveTimeout = config.http.keepAliveTimeoutMs;
-  server.headersTimeout = config.http.headersTimeoutMs;
+export function prepareServer(server: Server): Connections {
   const connections: Connections = {
     sockets: new Set(),
     idleSince: new WeakMap(),

@@ -5,7 +5,9 @@ import { pino, type Level, type Logger } from 'pino';
 import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
 import { withoutApiKeys } from '../auth/api-key.js';
 import type { AppConfig } from '../config/app-config.js';
+import type { Refusal } from '../common/http/client-error.js';
 import { matchedRoute } from '../common/http/matched-route.js';
+import { cutBecause, isTimeout, UNFINISHED_STATUS } from '../common/http/unfinished-answer.js';
 
 /** The request logger, mounted by configureApp in front of everything (one line per request). */
 export const HTTP_LOGGER = Symbol('HTTP_LOGGER');
@@ -25,6 +27,8 @@ export interface HttpLogger {
   /** Nest's own logs and everything else: redacted. */
   logger: Logger;
   middleware: (request: Request, response: Response, next: NextFunction) => void;
+  /** One line for an answer the HTTP server wrote before any request reached the app. */
+  refused: (refusal: Refusal) => void;
 }
 
 export function createHttpLogger(config: AppConfig): HttpLogger {
@@ -49,29 +53,53 @@ export function createHttpLogger(config: AppConfig): HttpLogger {
   // display prefix), so they skip the
   // redaction pass that costs every other line a walk over its object.
   const requestLogger = pino(options, destination);
-  return { logger, middleware: requestLogMiddleware(requestLogger) };
+  return {
+    logger,
+    middleware: requestLogMiddleware(requestLogger),
+    refused: ({ answer, requestId, reason }) => {
+      requestLogger.warn(
+        {
+          req: { id: requestId },
+          res: { statusCode: answer.status },
+          route: 'unmatched',
+          err: reason,
+        },
+        `refused before a request was read: ${answer.status} ${answer.code} (${reason})`,
+      );
+    },
+  };
 }
 
 /**
- * One line per request, when its response closes (sent, or abandoned by the client): the
- * request id the request-id middleware settled on, method, path, status, duration in ms, the
- * route pattern and the calling key's display prefix. 5xx other than 503 are errors, 503 and
- * 4xx warnings (an expected operating state or the client's doing), the rest info.
+ * One line per request, when its response closes: the request id the request-id middleware
+ * settled on, method, path, status, duration in ms, the route pattern and the calling key's
+ * display prefix, at requestLineLevel.
+ *
+ * An answer whose connection closed before it finished is never logged with the status it
+ * would have had: it is status 499 with `res.aborted: true` and `res.bytesSent` (what the
+ * service wrote of it, headers included); when the service cut it itself, the line says why
+ * (`err`). See docs/operating.md, Logs.
  */
 function requestLogMiddleware(
   logger: Logger,
 ): (request: Request, response: Response, next: NextFunction) => void {
   return (request, response, next) => {
     const started = Date.now();
+    const socket = request.socket;
+    // What the connection carried before this answer (keep-alive: earlier answers).
+    const bytesBefore = socket.bytesWritten;
     response.once('close', () => {
-      const status = response.statusCode;
-      const level: Level =
-        status >= 500 && status !== 503 ? 'error' : status >= 400 ? 'warn' : 'info';
+      const finished = response.writableFinished;
+      const cause = finished ? undefined : cutBecause(response);
+      const status = finished ? response.statusCode : UNFINISHED_STATUS;
+      const level = requestLineLevel(finished, status, cause);
       if (!logger.isLevelEnabled(level)) return;
       const { method } = request;
       const route = matchedRoute(request) ?? 'unmatched';
       const url = request.originalUrl;
       const query = url.indexOf('?');
+      // Read only for an unfinished answer: on a destroyed socket it is what was written.
+      const bytesSent = finished ? 0 : (socket.bytesWritten ?? bytesBefore) - bytesBefore;
       logger[level](
         {
           req: {
@@ -79,16 +107,31 @@ function requestLogMiddleware(
             method,
             url: withoutApiKeys(query === -1 ? url : url.slice(0, query)),
           },
-          res: { statusCode: status },
+          res: finished ? { statusCode: status } : { statusCode: status, aborted: true, bytesSent },
           responseTime: Date.now() - started,
           route,
           keyPrefix: (request as AuthenticatedRequest).apiKey?.prefix,
+          err: cause?.message,
         },
-        `${method} ${route} ${status}`,
+        finished
+          ? `${method} ${route} ${status}`
+          : cause === undefined
+            ? `${method} ${route} ${status} aborted by the client after ${bytesSent} bytes`
+            : `${method} ${route} ${status} cut by the service after ${bytesSent} bytes: ${cause.message}`,
       );
     });
     next();
   };
+}
+
+/**
+ * The level of a request's line. A finished answer: 5xx other than 503 are errors, 503 and 4xx
+ * warnings, the rest info. An unfinished one is a warning (the client left, or a time limit
+ * such as DB_STREAM_TIMEOUT_MS cut it), or an error when the service cut it for another reason.
+ */
+export function requestLineLevel(finished: boolean, status: number, cutBy?: Error): Level {
+  if (!finished) return cutBy !== undefined && !isTimeout(cutBy) ? 'error' : 'warn';
+  return status >= 500 && status !== 503 ? 'error' : status >= 400 ? 'warn' : 'info';
 }
 
 /**

@@ -1,12 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { MetricsService } from './metrics.service.js';
 import { matchedRoute } from '../common/http/matched-route.js';
-
-/**
- * The status recorded for an answer the client abandoned before it was complete (a hung-up
- * listOrders stream, a balancer's timeout): nginx's "client closed request".
- */
-export const ABANDONED_STATUS = 499;
+import { statusSent } from '../common/http/unfinished-answer.js';
 
 /** OpenTelemetry's http.server.request.duration buckets (seconds). */
 const DURATION_BUCKETS = [
@@ -24,7 +19,7 @@ export function httpMetricsMiddleware(
 ): (request: Request, response: Response, next: NextFunction) => void {
   const duration = metrics.histogram({
     name: 'http_server_request_duration_seconds',
-    help: 'Duration of HTTP server requests (OpenTelemetry http.server.request.duration); status 499 = abandoned by the client',
+    help: 'Duration of HTTP server requests (OpenTelemetry http.server.request.duration); status 499 = the answer did not finish (the connection closed first)',
     labelNames: ['http_request_method', 'http_route', 'http_response_status_code'],
     buckets: DURATION_BUCKETS,
   });
@@ -43,7 +38,7 @@ export function httpMetricsMiddleware(
     active.inc({ http_request_method: method });
     response.once('close', () => {
       active.dec({ http_request_method: method });
-      const status = response.writableFinished ? response.statusCode : ABANDONED_STATUS;
+      const status = statusSent(response);
       if (status === 429) rejected.inc();
       duration.observe(
         {
@@ -63,4 +58,18 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
 /** OpenTelemetry's rule: methods outside the known set are `_OTHER`, so clients cannot add series. */
 function knownMethod(method: string): string {
   return METHODS.has(method) ? method : '_OTHER';
+}
+
+/**
+ * Answers Node's HTTP server wrote itself, before a request reached the app (so the request
+ * metrics above never see them): bytes that are not HTTP (400), headers too large (431) or too
+ * slow (408), chunk extensions too large (413). Returns what counts one, by its status.
+ */
+export function httpRefusalCounter(metrics: MetricsService): (status: number) => void {
+  const refusals = metrics.counter({
+    name: 'petstore_http_refusals_total',
+    help: 'Answers the HTTP server wrote before a request reached the app (400 not HTTP, 408 headers too slow, 413, 431), by status',
+    labelNames: ['http_response_status_code'],
+  });
+  return (status) => refusals.inc({ http_response_status_code: String(status) });
 }

@@ -60,6 +60,20 @@ describe('MemoryRateLimitStorage', () => {
     });
   });
 
+  it('tells how long a caller is blocked for, without counting a hit', () => {
+    create();
+    expect(storage.blockedFor('a')).toBe(0);
+    storage.hit('a', MINUTE, 1, MINUTE);
+    expect(storage.blockedFor('a')).toBe(0);
+    storage.hit('a', MINUTE, 1, MINUTE);
+    clock += 15_500;
+    expect(storage.blockedFor('a')).toBe(45);
+    expect(storage.blockedFor('a')).toBe(45);
+    expect(storage.hit('a', MINUTE, 1, MINUTE).totalHits).toBe(2);
+    clock += 44_500;
+    expect(storage.blockedFor('a')).toBe(0);
+  });
+
   it('starts a new window once the old one is over', () => {
     create();
     storage.hit('a', MINUTE, 5, MINUTE);

@@ -62,6 +62,11 @@ export class MemoryRateLimitStorage implements RateLimitStorage, OnApplicationSh
     return { totalHits: counter.hits, timeToExpire, isBlocked: false, timeToBlockExpire: 0 };
   }
 
+  blockedFor(key: string): number {
+    const blockedUntil = this.counters.get(key)?.blockedUntil ?? 0;
+    return seconds(blockedUntil - this.now());
+  }
+
   /** How many callers are tracked (for tests and diagnostics). */
   get size(): number {
     return this.counters.size;

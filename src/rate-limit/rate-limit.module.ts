@@ -1,16 +1,20 @@
 import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.provider.js';
 import { MemoryRateLimitStorage } from './memory-rate-limit.storage.js';
+import { RateLimiter } from './rate-limiter.js';
 import { RedisRateLimitStorage, createRedisClient } from './redis-rate-limit.storage.js';
 import { RATE_LIMIT_STORAGE, type RateLimitStorage } from './rate-limit.storage.js';
 
 /**
  * Counts per minute, in Redis when REDIS_URL is set (shared by every instance), else in this
- * process's memory. The limit itself depends on the caller (see RateLimitGuard).
+ * process's memory. The limit itself depends on the caller (see RateLimiter).
  */
 @Module({
+  imports: [AuthModule],
   providers: [
+    RateLimiter,
     {
       provide: RATE_LIMIT_STORAGE,
       inject: [APP_CONFIG],
@@ -23,6 +27,6 @@ import { RATE_LIMIT_STORAGE, type RateLimitStorage } from './rate-limit.storage.
           : new MemoryRateLimitStorage(),
     },
   ],
-  exports: [RATE_LIMIT_STORAGE],
+  exports: [RATE_LIMIT_STORAGE, RateLimiter],
 })
 export class RateLimitModule {}

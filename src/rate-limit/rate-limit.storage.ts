@@ -24,4 +24,7 @@ export interface RateLimitStorage {
     limit: number,
     blockMs: number,
   ): RateLimitResult | Promise<RateLimitResult>;
+
+  /** Seconds until `key`'s block ends, 0 when it is not blocked: a look, not a hit. */
+  blockedFor(key: string): number | Promise<number>;
 }

@@ -55,10 +55,7 @@ export class RedisRateLimitStorage implements RateLimitStorage, OnApplicationShu
     limit: number,
     blockDuration: number,
   ): Promise<RateLimitResult> {
-    // The braces are a Redis Cluster hash tag: both keys of one counter live on one node.
-    // `default:` is the layout of the versions on @nestjs/throttler (its throttler's name):
-    // counts carry over a rolling update.
-    const base = `${this.prefix}{default:${key}}`;
+    const base = this.base(key);
     try {
       const [totalHits, windowMs, blocked, blockMs] = await this.throttle(
         `${base}:hits`,
@@ -84,6 +81,27 @@ export class RedisRateLimitStorage implements RateLimitStorage, OnApplicationShu
         timeToBlockExpire: 0,
       };
     }
+  }
+
+  async blockedFor(key: string): Promise<number> {
+    try {
+      const blockMs = await this.redis.pttl(`${this.base(key)}:block`);
+      return Math.max(0, Math.ceil(blockMs / 1000));
+    } catch (error) {
+      this.warn(
+        `rate limit not applied, Redis did not answer: ${error instanceof Error ? error.message : String(error)}`,
+      );
+      return 0;
+    }
+  }
+
+  /**
+   * The braces are a Redis Cluster hash tag: both keys of one counter live on one node.
+   * `default:` is the layout of the versions on @nestjs/throttler (its throttler's name):
+   * counts carry over a rolling update.
+   */
+  private base(key: string): string {
+    return `${this.prefix}{default:${key}}`;
   }
 
   async onApplicationShutdown(): Promise<void> {

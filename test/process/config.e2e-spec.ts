@@ -8,7 +8,7 @@ describe('configuration at start-up (real process)', () => {
     [{ RATE_LIMIT_PER_MINUTE: '-5' }, 'RATE_LIMIT_PER_MINUTE'],
     [{ TRUST_PROXY: 'everyone' }, 'TRUST_PROXY'],
     [{ CORS_ORIGINS: 'app.example.com' }, 'CORS_ORIGINS'],
-    [{ KEEP_ALIVE_TIMEOUT_MS: '70000', HEADERS_TIMEOUT_MS: '60000' }, 'HEADERS_TIMEOUT_MS'],
+    [{ REQUEST_TIMEOUT_MS: '20000', HEADERS_TIMEOUT_MS: '25000' }, 'HEADERS_TIMEOUT_MS'],
     [{ LOG_LEVEL: 'chatty' }, 'LOG_LEVEL'],
     [{ CHANGELOG_URL: 'changelog.example.test' }, 'CHANGELOG_URL'],
   ])('refuses %j: exit code 1 and one line naming %s', async (env, variable) => {

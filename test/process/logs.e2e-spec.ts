@@ -1,4 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import { connect } from 'node:net';
+import pg from 'pg';
+import { insertPet } from '../support/factories.js';
 import { startService, type ServiceProcess } from '../support/service-process.js';
 import { createTestDatabase, testRun } from '../support/test-database.js';
 
@@ -8,8 +12,9 @@ interface RequestLine {
   level: number;
   msg: string;
   req: { id: string; method: string; url: string };
-  res: { statusCode: number };
+  res: { statusCode: number; aborted?: boolean; bytesSent?: number };
   responseTime: number;
+  err?: string;
   route: string;
   keyPrefix?: string;
 }
@@ -98,5 +103,172 @@ describe('request logs (real process)', () => {
     for (const secret of [sentAsId, inPath, encodedInPath]) {
       expect(output).not.toContain(secret);
     }
+  });
+});
+
+/**
+ * Answers that did not finish, and requests too slow to arrive, with the limits set low: each is
+ * logged as what happened (docs/operating.md, Logs), never as the status it was to have.
+ */
+describe('request logs of unfinished answers and slow requests (real process)', () => {
+  const STREAM_TIMEOUT_MS = 2000;
+  let service: ServiceProcess;
+  let db: pg.Pool;
+
+  beforeAll(async () => {
+    const databaseUrl = await createTestDatabase(
+      `petstore_test_${testRun.runId()}_${randomBytes(4).toString('hex')}`,
+    );
+    service = await startService({
+      DATABASE_URL: databaseUrl,
+      BOOTSTRAP_API_KEY: KEY,
+      LOG_LEVEL: 'info',
+      HEADERS_TIMEOUT_MS: '1000',
+      REQUEST_TIMEOUT_MS: '1500',
+      DB_STREAM_TIMEOUT_MS: String(STREAM_TIMEOUT_MS),
+    });
+    db = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+    // More than loopback socket buffers hold (about 9 MB): a list cannot finish unread.
+    const petId = await insertPet(db, { name: 'Streamed' });
+    await db.query(
+      `INSERT INTO orders (pet_id, quantity, status) SELECT $1, 1, 'pending' FROM generate_series(1, 100000)`,
+      [petId],
+    );
+  }, 60_000);
+  afterAll(async () => {
+    await service.stop();
+    await db.end();
+  });
+
+  /** The request's line, once it is written. */
+  async function lineOf(requestId: string): Promise<RequestLine> {
+    const deadline = Date.now() + 5000;
+    for (;;) {
+      const line = service.stdout
+        .filter((text) => text.startsWith('{') && text.includes(requestId))
+        .map((text) => JSON.parse(text) as RequestLine)
+        .find((parsed) => parsed.req?.id === requestId);
+      if (line) return line;
+      if (Date.now() > deadline) throw new Error(`no log line for ${requestId}`);
+      await new Promise((wait) => setTimeout(wait, 50));
+    }
+  }
+
+  /** Writes `raw`; hangs up after `hangUpAfterMs`, else waits for the server to close. */
+  function sendRaw(raw: string, hangUpAfterMs?: number): Promise<string> {
+    return new Promise((done) => {
+      const socket = connect(service.port, '127.0.0.1');
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.on('error', () => undefined);
+      socket.on('close', () => done(Buffer.concat(chunks).toString('utf8')));
+      socket.write(raw);
+      if (hangUpAfterMs !== undefined) setTimeout(() => socket.destroy(), hangUpAfterMs);
+    });
+  }
+
+  const slowPost = (requestId: string): string =>
+    `POST /v1/store/orders HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: ${requestId}\r\n` +
+    `Authorization: Bearer ${KEY}\r\nContent-Type: application/json\r\n` +
+    'Content-Length: 100\r\n\r\n{"petId":';
+
+  /** A listOrders request whose client reads nothing after the headers. */
+  function stalledList(
+    requestId: string,
+  ): Promise<{ request: http.ClientRequest; response: http.IncomingMessage }> {
+    return new Promise((done) => {
+      const request = http.get(
+        `${service.url}/v1/store/orders`,
+        { headers: { Authorization: `Bearer ${KEY}`, 'X-Request-Id': requestId } },
+        (response) => {
+          response.pause();
+          done({ request, response });
+        },
+      );
+      request.on('error', () => undefined);
+    });
+  }
+
+  it('logs a POST whose client left mid-body as aborted after 0 bytes, a warning, not 201', async () => {
+    await sendRaw(slowPost('left-mid-body-1'), 300);
+    const line = await lineOf('left-mid-body-1');
+    expect(line).toMatchObject({
+      level: 40,
+      res: { statusCode: 499, aborted: true, bytesSent: 0 },
+      route: '/v1/store/orders',
+      msg: 'POST /v1/store/orders 499 aborted by the client after 0 bytes',
+    });
+    expect(line.err).toBeUndefined();
+    // No order was placed: only the test's own are there.
+    const { rows } = await db.query<{ count: string }>('SELECT count(*) FROM orders');
+    expect(rows[0].count).toBe('100000');
+  });
+
+  it('logs a listOrders stream the client abandoned as aborted, with the bytes sent', async () => {
+    const { request, response } = await stalledList('abandoned-list-1');
+    expect(response.statusCode).toBe(200);
+    // Read 100 kB of the body, then hang up: the service wrote at least that much.
+    let received = 0;
+    await new Promise<void>((done) => {
+      response.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received >= 100_000) {
+          response.pause();
+          done();
+        }
+      });
+      response.resume();
+    });
+    request.destroy();
+    const line = await lineOf('abandoned-list-1');
+    expect(line).toMatchObject({
+      level: 40,
+      res: { statusCode: 499, aborted: true },
+      route: '/v1/store/orders',
+    });
+    expect(line.res.bytesSent).toBeGreaterThan(received);
+    expect(line.msg).toBe(
+      `GET /v1/store/orders 499 aborted by the client after ${line.res.bytesSent} bytes`,
+    );
+  });
+
+  it('logs a listOrders stream cut by DB_STREAM_TIMEOUT_MS as a warning that says why', async () => {
+    const { request, response } = await stalledList('timed-out-list-1');
+    try {
+      expect(response.statusCode).toBe(200);
+      await new Promise((wait) => setTimeout(wait, STREAM_TIMEOUT_MS));
+      const line = await lineOf('timed-out-list-1');
+      expect(line).toMatchObject({
+        level: 40,
+        res: { statusCode: 499, aborted: true },
+        err: expect.stringContaining('DB_STREAM_TIMEOUT_MS'),
+      });
+      expect(line.msg).toMatch(
+        /^GET \/v1\/store\/orders 499 cut by the service after \d+ bytes: the list took longer than 2000 ms/,
+      );
+    } finally {
+      request.destroy();
+    }
+  });
+
+  it('logs a body slower than REQUEST_TIMEOUT_MS as its 408, and headers too slow as refused', async () => {
+    const [bodyAnswer, headersAnswer] = await Promise.all([
+      sendRaw(slowPost('slow-body-1')),
+      sendRaw('GET /v1/categories HTTP/1.1\r\nHost: localhost\r\n'),
+    ]);
+    expect(bodyAnswer.slice(0, 12)).toBe('HTTP/1.1 408');
+    expect(await lineOf('slow-body-1')).toMatchObject({
+      level: 40,
+      res: { statusCode: 408 },
+      route: '/v1/store/orders',
+      msg: 'POST /v1/store/orders 408',
+    });
+    const refusedId = /X-Request-Id: (\S+)/.exec(headersAnswer)?.[1] ?? 'none';
+    expect(await lineOf(refusedId)).toMatchObject({
+      level: 40,
+      res: { statusCode: 408 },
+      err: 'ERR_HTTP_REQUEST_TIMEOUT',
+      msg: 'refused before a request was read: 408 REQUEST_TIMEOUT (ERR_HTTP_REQUEST_TIMEOUT)',
+    });
   });
 });

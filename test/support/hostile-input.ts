@@ -36,6 +36,8 @@ const CONTRACT_4XX = new Map<string, readonly number[]>([
   ['UNSUPPORTED_MEDIA_TYPE', [415]],
   ['RATE_LIMITED', [429]],
   ['HEADERS_TOO_LARGE', [431]],
+  ['REQUEST_TIMEOUT', [408]],
+  ['EXPECTATION_FAILED', [417]],
 ]);
 
 /** What every answer must be, whatever was sent: no 5xx, a sane X-Request-Id. */

@@ -35,8 +35,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
 
     if (response.headersSent) {
       // A streamed response failed midway: the status is gone, so cut the connection and let
-      // the client see a truncated body rather than a silent success.
-      response.destroy();
+      // the client see a truncated body rather than a silent success. The request log names
+      // the error as the reason for the cut.
+      response.destroy(exception instanceof Error ? exception : new Error(String(exception)));
       return;
     }
     response.status(error.status).set(error.headers).json(errorBody(error));

@@ -25,6 +25,8 @@ const EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
   [ErrorCode.UNSUPPORTED_MEDIA_TYPE]: 'The request body must be sent as application/json.',
   [ErrorCode.RATE_LIMITED]: 'Too many requests; retry after the time in Retry-After.',
   [ErrorCode.HEADERS_TOO_LARGE]: 'The request headers are larger than the server accepts (16 KiB).',
+  [ErrorCode.REQUEST_TIMEOUT]: 'The request body did not arrive in time.',
+  [ErrorCode.EXPECTATION_FAILED]: 'Only "Expect: 100-continue" is supported.',
   [ErrorCode.INTERNAL_ERROR]: 'An unexpected error occurred; it has been logged.',
   [ErrorCode.SERVICE_UNAVAILABLE]: 'The service is temporarily unavailable; retry shortly.',
 };
@@ -33,9 +35,10 @@ const EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
 export type DocumentedError = ErrorCode | { code: ErrorCode; status: HttpStatus };
 
 /**
- * Errors every /v1 operation can answer with. Not HEADERS_TOO_LARGE: the HTTP server answers
- * it before any route is chosen (src/common/http/client-error.ts), like a request that is not
- * HTTP at all; docs/api.md describes it.
+ * Errors every /v1 operation can answer with. Not HEADERS_TOO_LARGE, REQUEST_TIMEOUT or
+ * EXPECTATION_FAILED: the HTTP server answers them, or they come before any route is chosen
+ * (src/common/http/client-error.ts, http-semantics.middleware.ts), like a request that is not
+ * HTTP at all; docs/api.md describes them.
  */
 const COMMON_ERRORS: DocumentedError[] = [
   ErrorCode.UNAUTHORIZED,
@@ -44,11 +47,24 @@ const COMMON_ERRORS: DocumentedError[] = [
   ErrorCode.SERVICE_UNAVAILABLE,
 ];
 
-/** 429: at most the one-minute rate-limit window; 503: a few seconds (ServiceUnavailableError). */
+/** 429: at most the one-minute rate-limit window. */
 const RETRY_AFTER = {
   'Retry-After': {
     description: 'Seconds to wait before retrying',
     schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 60, example: 30 },
+  },
+};
+
+/**
+ * 503: a few seconds (ServiceUnavailableError); for a create with an Idempotency-Key that may
+ * still hold its key, until the key's lock is over: IDEMPOTENCY_KEY_LOCK_SECONDS (at most
+ * 3600) and a second (IdempotencyService).
+ */
+const UNAVAILABLE_RETRY_AFTER = {
+  'Retry-After': {
+    description:
+      'Seconds to wait before retrying: a few; for a create sent with an Idempotency-Key, long enough for the key to be free again (11 by default)',
+    schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 3601, example: 5 },
   },
 };
 
@@ -69,7 +85,7 @@ const ERROR_HEADERS: Partial<Record<number, HeadersObject>> = {
     },
   },
   429: RETRY_AFTER,
-  503: RETRY_AFTER,
+  503: UNAVAILABLE_RETRY_AFTER,
 };
 
 /** Headers a code brings to its status's response, beside the status's own. */

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ERROR_STATUS, ErrorCode } from '../errors/error-code.js';
 import type { ErrorDto } from '../errors/error.dto.js';
 
 /**
- * Requests Node's HTTP parser refuses before Express sees them. Without a handler Node answers
- * with a bare status line and no body; with one, we owe an answer ourselves.
+ * Requests Node's HTTP server refuses before or while Express serves them. Without a handler
+ * Node answers with a bare status line and no body; with one, we owe an answer ourselves.
  */
-const PARSER_ERRORS: Record<string, { code: ErrorCode; message: string }> = {
+const CLIENT_ERRORS: Record<string, { code: ErrorCode; message: string }> = {
   // Request line and headers over the server's limit (Node's --max-http-header-size, 16 KiB).
   HPE_HEADER_OVERFLOW: {
     code: ErrorCode.HEADERS_TOO_LARGE,
@@ -19,57 +19,113 @@ const PARSER_ERRORS: Record<string, { code: ErrorCode; message: string }> = {
     code: ErrorCode.PAYLOAD_TOO_LARGE,
     message: 'The chunk extensions of the request body are too large.',
   },
+  // HEADERS_TIMEOUT_MS or REQUEST_TIMEOUT_MS, from the request's first byte.
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    code: ErrorCode.REQUEST_TIMEOUT,
+    message: 'The request did not arrive in time; the connection is closed.',
+  },
 };
+
+/** Errors that mean the client went (reset, or ended its side mid-request): no answer is owed. */
+const CLIENT_GONE = new Set(['ECONNRESET', 'HPE_INVALID_EOF_STATE']);
 
 const MALFORMED = {
   code: ErrorCode.VALIDATION_FAILED,
   message: 'The request is not valid HTTP.',
 };
 
-/** Which answer a parser error gets; `undefined` when none is owed (the socket is closed). */
+/** Which answer a client error gets; `undefined` when none is owed (the socket is closed). */
 export function clientErrorAnswer(error: NodeJS.ErrnoException): ErrorDto | undefined {
-  if (error.code === 'ECONNRESET') return undefined;
-  const { code, message } = (error.code && PARSER_ERRORS[error.code]) || MALFORMED;
+  if (error.code !== undefined && CLIENT_GONE.has(error.code)) return undefined;
+  const { code, message } = (error.code && CLIENT_ERRORS[error.code]) || MALFORMED;
   return { code, message, status: ERROR_STATUS[code] };
 }
 
+/** An answer the HTTP server wrote itself, before any request reached the app. */
+export interface Refusal {
+  answer: ErrorDto;
+  /** The X-Request-Id it carried (made up: no request was read). */
+  requestId: string;
+  /** Node's code for what was wrong (`HPE_HEADER_OVERFLOW`, `ERR_HTTP_REQUEST_TIMEOUT`, …). */
+  reason: string;
+}
+
+/** Internals of Node's HTTP server a clientError handler needs (as Node's own handler reads them). */
+type ServerSocket = Duplex & {
+  /** The answer under way on this connection, if any. */
+  _httpMessage?: ServerResponse | null;
+  /** The request being read, until its body ends. */
+  parser?: { incoming?: IncomingMessage | null } | null;
+};
+
 /**
- * Answers what the HTTP parser refuses with the JSON Error body (docs/api.md, Errors) and closes
- * the connection: the parser cannot find the next request's start after an error. The request
- * timeout keeps Node's own 408, for which docs/api.md has no code.
+ * Answers client errors with the JSON Error body (docs/api.md, Errors) and closes the
+ * connection: the parser cannot find the next request's start after an error.
+ *
+ * When a request is being served (its headers were read; the app waits for a slow body, say),
+ * the answer goes out through its response: the request log and the metrics record it as any
+ * other answer, with the request's id and route. Otherwise (nothing was read but bytes that
+ * are not a request, or the headers were too slow) the answer is written on the socket and
+ * `onRefused` reports it, so it is logged and counted too. When nothing can be answered (the
+ * client went, or an answer is already under way), the connection is closed; an answer under
+ * way is then logged as cut, with the error as the reason.
  */
-export function answerClientErrorsWithJson(server: Server): void {
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+export function answerClientErrorsWithJson(
+  server: Server,
+  onRefused: (refusal: Refusal) => void,
+): void {
+  server.on('clientError', (error: NodeJS.ErrnoException, duplex: Duplex) => {
+    const socket = duplex as ServerSocket;
     const answer = clientErrorAnswer(error);
-    // As Node's own handler: never write into an answer already under way on this connection.
-    const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-    if (inFlight?.headersSent) {
+    const inFlight = socket._httpMessage ?? undefined;
+    if (answer === undefined || !socket.writable || inFlight?.headersSent) {
+      // As Node's own handler: never write into an answer already under way.
+      if (answer !== undefined && inFlight !== undefined) inFlight.destroy(error);
+      else socket.destroy();
+      return;
+    }
+    if (inFlight !== undefined) {
+      answerThrough(inFlight, answer);
+      return;
+    }
+    // The request being read was answered already (the app did not wait for its body): a
+    // second answer would be one the client never asked for.
+    if (socket.parser?.incoming) {
       socket.destroy();
       return;
     }
-    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && socket.writable) {
-      socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
-      return;
-    }
-    if (!answer || !socket.writable) {
-      socket.destroy();
-      return;
-    }
+    const requestId = randomUUID();
     const body = JSON.stringify(answer);
     socket.end(
       `HTTP/1.1 ${answer.status} ${STATUS_TEXT[answer.status] ?? 'Error'}\r\n` +
         'Content-Type: application/json; charset=utf-8\r\n' +
         `Content-Length: ${Buffer.byteLength(body)}\r\n` +
         'X-Content-Type-Options: nosniff\r\n' +
-        `X-Request-Id: ${randomUUID()}\r\n` +
+        `X-Request-Id: ${requestId}\r\n` +
         'Connection: close\r\n\r\n' +
         body,
     );
+    onRefused({ answer, requestId, reason: error.code ?? error.message });
   });
+}
+
+/**
+ * The answer through the response of the request being served: the headers the app set
+ * already (X-Request-Id, security headers) stay. Connection: close makes Node close the
+ * connection once it is sent; the app's own work on the request then finds it closed.
+ */
+function answerThrough(response: ServerResponse, answer: ErrorDto): void {
+  const body = JSON.stringify(answer);
+  response.statusCode = answer.status;
+  response.setHeader('Content-Type', 'application/json; charset=utf-8');
+  response.setHeader('Content-Length', Buffer.byteLength(body));
+  response.setHeader('Connection', 'close');
+  response.end(body);
 }
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad Request',
+  408: 'Request Timeout',
   413: 'Payload Too Large',
   431: 'Request Header Fields Too Large',
 };

@@ -1,0 +1,117 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { RequestAuthenticator, type RequestIdentity } from '../auth/request-authenticator.js';
+import { DomainError } from '../common/errors/domain-error.js';
+import { ErrorCode } from '../common/errors/error-code.js';
+import type { AppConfig } from '../config/app-config.js';
+import { InjectConfig } from '../config/app-config.provider.js';
+import { RATE_LIMIT_STORAGE, type RateLimitStorage } from './rate-limit.storage.js';
+
+export const RATE_LIMITED_MESSAGE =
+  'Too many requests; retry after the number of seconds in Retry-After.';
+
+/** One-minute windows; a caller over its limit waits for a minute from its last counted hit. */
+const WINDOW_MS = 60_000;
+const BLOCK_MS = 60_000;
+
+/**
+ * Counts requests per API key, and per client address for requests without a valid key (so
+ * guessing keys is slow), with one budget per caller across every route. The headers are the
+ * plain X-RateLimit-Limit, -Remaining, -Reset and, on a 429, Retry-After, that clients know;
+ * the 429 keeps the X-RateLimit headers, as GitHub and most APIs do.
+ *
+ * A key that memory does not know (neither verified nor refused within API_KEY_CACHE_TTL_MS)
+ * costs a database lookup, so such a request is looked up only while its address is not
+ * blocked, and an address's lookups run one at a time on each instance, each refused one
+ * counted before the next is asked: a flood of random keys from one address costs at most
+ * its budget of lookups (plus one per instance) until its block ends, in the same storage
+ * as every count (Redis: across instances). A valid key is never counted against its
+ * address (docs/operating.md, Unknown API keys).
+ */
+@Injectable()
+export class RateLimiter {
+  /** Per address, the end of its queue of lookups (this instance; see lookUpInTurn). */
+  private readonly lookupQueues = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly authenticator: RequestAuthenticator,
+    @InjectConfig() private readonly config: AppConfig,
+    @Inject(RATE_LIMIT_STORAGE) private readonly storage: RateLimitStorage,
+  ) {}
+
+  /** Counts `request` against its caller's budget (429 past it); answers who the caller is. */
+  async admit(request: Request, response: Response): Promise<RequestIdentity> {
+    const { perKeyPerMinute, unauthenticatedPerMinute } = this.config.rateLimit;
+    let identity = this.authenticator.recall(request);
+    if (identity === undefined) {
+      identity =
+        unauthenticatedPerMinute === 0
+          ? await this.authenticator.identify(request)
+          : await this.lookUpInTurn(addressOf(request), (address) =>
+              this.lookUp(request, response, address, unauthenticatedPerMinute),
+            );
+    } else if (!identity.principal && unauthenticatedPerMinute > 0) {
+      await this.count(addressOf(request), unauthenticatedPerMinute, response);
+    }
+    if (identity.principal && perKeyPerMinute > 0) {
+      await this.count(`key:${identity.principal.fingerprint}`, perKeyPerMinute, response);
+    }
+    return identity;
+  }
+
+  /** A lookup for a request from `address`: none while it is blocked; a refusal counted. */
+  private async lookUp(
+    request: Request,
+    response: Response,
+    address: string,
+    limit: number,
+  ): Promise<RequestIdentity> {
+    const blockedFor = await this.storage.blockedFor(`default:${address}`);
+    if (blockedFor > 0) {
+      throw rateLimited(response, limit, blockedFor);
+    }
+    const identity = await this.authenticator.identify(request);
+    if (!identity.principal) {
+      await this.count(address, limit, response);
+    }
+    return identity;
+  }
+
+  /** Runs `lookUp` after the lookups of `address` already queued on this instance. */
+  private lookUpInTurn<T>(address: string, lookUp: (address: string) => Promise<T>): Promise<T> {
+    const previous = this.lookupQueues.get(address);
+    const result = previous ? previous.then(() => lookUp(address)) : lookUp(address);
+    const done = result.then(noop, noop);
+    this.lookupQueues.set(address, done);
+    void done.then(() => {
+      if (this.lookupQueues.get(address) === done) this.lookupQueues.delete(address);
+    });
+    return result;
+  }
+
+  private async count(tracker: string, limit: number, response: Response): Promise<void> {
+    const counted = await this.storage.hit(`default:${tracker}`, WINDOW_MS, limit, BLOCK_MS);
+    if (counted.isBlocked) {
+      throw rateLimited(response, limit, counted.timeToBlockExpire);
+    }
+    response.setHeader('X-RateLimit-Limit', limit);
+    response.setHeader('X-RateLimit-Remaining', Math.max(0, limit - counted.totalHits));
+    response.setHeader('X-RateLimit-Reset', counted.timeToExpire);
+  }
+}
+
+/** The 429, its headers set on `response`: blocked for `seconds` more. */
+function rateLimited(response: Response, limit: number, seconds: number): DomainError {
+  response.setHeader('Retry-After', seconds);
+  response.setHeader('X-RateLimit-Limit', limit);
+  response.setHeader('X-RateLimit-Remaining', 0);
+  response.setHeader('X-RateLimit-Reset', seconds);
+  return new DomainError(ErrorCode.RATE_LIMITED, RATE_LIMITED_MESSAGE);
+}
+
+function noop(): void {}
+
+/** req.ip honours TRUST_PROXY: behind a trusted balancer it is the real client address. */
+function addressOf(request: Request): string {
+  return `ip:${request.ip ?? request.socket.remoteAddress}`;
+}
