@@ -1,9 +1,10 @@
 /**
- * npm run bench:explain — the plans of v2's list pages on 1 000 000 orders. The built service
- * runs with bench/query-log.ts preloaded; each case is one real request over HTTP, and the list
- * statement it sent (text and parameters, as the repository built them) is run again under
- * EXPLAIN (ANALYZE, BUFFERS). Exit 1 when a case reads orders (or categories) with a Seq Scan,
- * or sorts more than a tenth of the table. See bench/README.md.
+ * npm run bench:explain — the plans of v2's list pages on 1 000 000 orders and 1 000 000 pets.
+ * The built service runs with bench/query-log.ts preloaded; each case is one real request over
+ * HTTP, and the list statement it sent (text and parameters, as the repository built them) is
+ * run again under EXPLAIN (ANALYZE, BUFFERS). Exit 1 when a case reads its list's table
+ * (orders, categories or pets) with a Seq Scan, or sorts more than a tenth of it. See
+ * bench/README.md.
  */
 import { mkdir, mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -12,12 +13,13 @@ import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { openBenchDatabase } from './database.js';
 import type { LoggedQuery } from './query-log.js';
-import { growOrders, seedBase } from './seed.js';
+import { growOrders, growPets, seedBase } from './seed.js';
 import { cursorAfter, getJson, startProductionService } from './service.js';
 import { listCases, type ListCase } from './v2-cases.js';
 import { runMain, runNode } from './processes.js';
 
 const ORDERS = Number(process.env.BENCH_EXPLAIN_ORDERS ?? 1_000_000);
+const PETS = Number(process.env.BENCH_EXPLAIN_PETS ?? 1_000_000);
 const CATEGORIES = 100_000;
 const PAGE = 100;
 /** A Sort whose input is more than this share of the table counts as sorting the table. */
@@ -74,7 +76,7 @@ function analyse(
   plan: { Plan: PlanNode; 'Execution Time': number },
   tableRows: number,
 ): Explained {
-  const table = testCase.path.startsWith('/v2/categories') ? 'categories' : 'orders';
+  const table = testCase.table;
   const indexes = new Set<string>();
   const problems: string[] = [];
   let rowsRead = 0;
@@ -116,7 +118,7 @@ function analyse(
 
 /** The list statement among those one request sent: the SELECT that reads the list's table. */
 function listStatement(logged: LoggedQuery[], testCase: ListCase): LoggedQuery {
-  const table = testCase.path.startsWith('/v2/categories') ? 'categories' : 'orders';
+  const table = testCase.table;
   const found = logged.filter(
     ({ text }) => /^\s*SELECT\b/i.test(text) && new RegExp(`\\bFROM ${table}\\b`).test(text),
   );
@@ -150,7 +152,12 @@ async function main(): Promise<void> {
     );
     await client.query('VACUUM (ANALYZE) categories');
     await growOrders(client, data.petIds, ORDERS, `orders → ${ORDERS.toLocaleString('en')}`);
-    const tableRows = { orders: ORDERS, categories: CATEGORIES };
+    process.stderr.write(`  pets → ${PETS.toLocaleString('en')} …\n`);
+    await growPets(client, PETS);
+    const tableRows = { orders: ORDERS, categories: CATEGORIES, pets: PETS };
+    const { rows: first } = await client.query<{ id: string }>(
+      'SELECT min(id) AS id FROM categories',
+    );
 
     service = await startProductionService({
       workDir,
@@ -162,7 +169,7 @@ async function main(): Promise<void> {
       },
     });
     const results: Explained[] = [];
-    for (const testCase of listCases(data.petIds[0])) {
+    for (const testCase of listCases(data.petIds[0], Number(first[0]?.id))) {
       process.stderr.write(`${testCase.name} …\n`);
       const cursor =
         testCase.after === undefined
@@ -171,8 +178,8 @@ async function main(): Promise<void> {
               service.baseUrl,
               data.apiKey,
               testCase.path,
-              // A smaller table (BENCH_EXPLAIN_ORDERS, for a quick look) keeps the last pages.
-              Math.min(testCase.after, ORDERS - 10 * PAGE),
+              // A smaller table (BENCH_EXPLAIN_ORDERS or _PETS, for a quick look) keeps the last pages.
+              Math.min(testCase.after, tableRows[testCase.table] - 10 * PAGE),
             );
       const separator = testCase.path.includes('?') ? '&' : '?';
       const path = `${testCase.path}${separator}limit=${PAGE}${cursor ? `&cursor=${cursor}` : ''}`;
@@ -195,8 +202,9 @@ async function main(): Promise<void> {
         return (rows[0]?.['QUERY PLAN'] as Array<{ Plan: PlanNode; 'Execution Time': number }>)[0];
       };
       await explain(); // the second run is measured: both with the pages in shared buffers
-      const table = testCase.path.startsWith('/v2/categories') ? 'categories' : 'orders';
-      results.push(analyse(testCase, items, statement.text, await explain(), tableRows[table]));
+      results.push(
+        analyse(testCase, items, statement.text, await explain(), tableRows[testCase.table]),
+      );
     }
 
     const load = loadavg()
@@ -205,7 +213,7 @@ async function main(): Promise<void> {
     const date = new Date().toISOString().slice(0, 10);
     const failed = results.filter((result) => result.problems.length > 0);
     const lines = [
-      `# EXPLAIN of v2's list pages on ${ORDERS.toLocaleString('en')} orders (${date})`,
+      `# EXPLAIN of v2's list pages on ${ORDERS.toLocaleString('en')} orders and ${PETS.toLocaleString('en')} pets (${date})`,
       '',
       `PostgreSQL ${db.version} (${db.server}); ${CATEGORIES.toLocaleString('en')} categories; ` +
         `limit=${PAGE} (the service reads ${PAGE + 1}); load average ${load}. Each statement is the one ` +

@@ -140,6 +140,26 @@ export async function growOrders(
   await client.query('VACUUM (ANALYZE) orders');
 }
 
+/**
+ * Adds pets until the table holds `target` (for v2 listPets' plans), in one INSERT … SELECT:
+ * 60 % available, 25 % pending, 15 % sold; a category for all but 1 % of them, spread evenly
+ * over the first 96 categories by id (about 1 % each). The status and the category are
+ * independent. Then VACUUM ANALYZE.
+ */
+export async function growPets(client: pg.Client, target: number): Promise<void> {
+  await client.query(
+    `INSERT INTO pets (name, category_id, status)
+     SELECT 'Bench pet ' || n,
+            CASE WHEN n % 97 = 0 THEN NULL ELSE first_categories.ids[n % 97] END,
+            CASE WHEN n % 20 < 12 THEN 'available' WHEN n % 20 < 17 THEN 'pending' ELSE 'sold' END
+     FROM generate_series(1, $1::int - (SELECT count(*)::int FROM pets)) AS n,
+          (SELECT array_agg(id ORDER BY id) AS ids
+           FROM (SELECT id FROM categories ORDER BY id LIMIT 96) AS c) AS first_categories`,
+    [target],
+  );
+  await client.query('VACUUM (ANALYZE) pets');
+}
+
 /** Pending order ids, for DELETE /v1/store/orders/{id}. */
 export async function pendingOrderIds(client: pg.Client): Promise<number[]> {
   const { rows } = await client.query<{ id: string }>(

@@ -1,7 +1,8 @@
 /**
  * The v2 list queries the harnesses measure, on the orders seed.ts writes (1 000 000 of them:
  * 60 % pending, a third of those with a ship date in the 30 days after SEED_NOW; 25 % shipped
- * in the year before it; 15 % cancelled; pets uniformly, 1 % each).
+ * in the year before it; 15 % cancelled; pets uniformly, 1 % each) and, for listPets, the pets
+ * growPets writes (60 % available, 25 % pending, 15 % sold; each of 96 categories about 1 %).
  */
 import { DAY_MS, SEED_NOW } from './seed.js';
 
@@ -23,6 +24,8 @@ export const SHIP_TO_4PCT = `shipDateTo=${iso(SEED_NOW - 300 * DAY_MS)}`;
 
 export interface ListCase {
   name: string;
+  /** The table the list reads. */
+  table: 'orders' | 'categories' | 'pets';
   /** Path and query string, without limit and cursor. */
   path: string;
   /** Share of the table the filters match (by the seed's construction), for the report. */
@@ -32,9 +35,10 @@ export interface ListCase {
 }
 
 /** Every case of `npm run bench:explain`: each filter alone, the common combinations, pages. */
-export function listCases(petId: number): ListCase[] {
+export function listCases(petId: number, categoryId: number): ListCase[] {
   const orders = '/v2/store/orders';
-  return [
+  const pets = '/v2/pets';
+  const orderCases: Array<Omit<ListCase, 'table'>> = [
     { name: 'no filter, asc', path: orders, matches: '100 %' },
     { name: 'no filter, desc', path: `${orders}?order=desc`, matches: '100 %' },
     {
@@ -66,6 +70,33 @@ export function listCases(petId: number): ListCase[] {
       path: `${orders}?status=shipped&petId=${petId}&${SHIP_RANGE_1PCT}`,
       matches: '0.01 %',
     },
-    { name: 'categories', path: '/v2/categories', matches: '100 %' },
+  ];
+  const petCases: Array<Omit<ListCase, 'table'>> = [
+    { name: 'pets: no filter, asc', path: pets, matches: '100 %' },
+    { name: 'pets: no filter, desc', path: `${pets}?order=desc`, matches: '100 %' },
+    {
+      name: `pets: no filter, after ${DEEP_AFTER.toLocaleString('en')}`,
+      path: pets,
+      matches: '100 %',
+      after: DEEP_AFTER,
+    },
+    { name: 'pets: status (one)', path: `${pets}?status=sold`, matches: '15 %' },
+    { name: 'pets: status (two)', path: `${pets}?status=pending,sold`, matches: '40 %' },
+    { name: 'pets: categoryId', path: `${pets}?categoryId=${categoryId}`, matches: '1 %' },
+    {
+      name: 'pets: status + categoryId',
+      path: `${pets}?status=available&categoryId=${categoryId}`,
+      matches: '0.6 %',
+    },
+    {
+      name: 'pets: status (two) + categoryId',
+      path: `${pets}?status=pending,sold&categoryId=${categoryId}`,
+      matches: '0.4 %',
+    },
+  ];
+  return [
+    ...orderCases.map((c): ListCase => ({ ...c, table: 'orders' })),
+    { name: 'categories', table: 'categories', path: '/v2/categories', matches: '100 %' },
+    ...petCases.map((c): ListCase => ({ ...c, table: 'pets' })),
   ];
 }

@@ -8,8 +8,10 @@ import {
   CREATE_WEBHOOK_RULES,
   LIST_CATEGORIES_V2,
   LIST_ORDERS_V2,
+  LIST_PETS_V2,
   MAX_BODY_BYTES,
   ORDER_STATUSES,
+  PET_STATUSES,
   NOT_SENDABLE,
   PLACE_ORDER_RULES,
   KEY_LIKE_REQUEST_ID,
@@ -218,7 +220,9 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
     | { kind: 'existing'; state: OrderState | 'pet'; decorate: string };
 
   interface IdOperation {
-    operationId: 'getOrderById' | 'shipOrder' | 'cancelOrder' | 'getPetById';
+    operationId: 'getOrderById' | 'shipOrder' | 'cancelOrder' | 'getPetById' | 'getPet';
+    /** The API version whose document describes it (v1 unless said). */
+    version?: '2';
     method: Method;
     path: (segment: string) => string;
     /** What an id of docs/api.md answers, given what it names. */
@@ -263,6 +267,14 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
       operationId: 'getPetById',
       method: 'get',
       path: (id) => `/v1/pets/${id}`,
+      expected: (target) =>
+        target === 'pet' ? { status: 200 } : { status: 404, code: 'PET_NOT_FOUND' },
+    },
+    {
+      operationId: 'getPet',
+      version: '2',
+      method: 'get',
+      path: (id) => `/v2/pets/${id}`,
       expected: (target) =>
         target === 'pet' ? { status: 200 } : { status: 404, code: 'PET_NOT_FOUND' },
     },
@@ -375,7 +387,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
               const row = before.orders.find((o) => (o as { id: string }).id === received) as
                 { status: OrderState } | undefined;
               target =
-                operation.operationId === 'getPetById'
+                operation.operationId === 'getPetById' || operation.operationId === 'getPet'
                   ? before.pets.some((p) => (p as { id: string }).id === received)
                     ? 'pet'
                     : undefined
@@ -389,7 +401,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
               });
               if (res.status >= 400) expectContractError(res, echoes);
             }
-            t.spec.check(operation.operationId, res);
+            specOf(t, { version: operation.version ?? '1' }).check(operation.operationId, res);
 
             const after = await dataSnapshot(t.db);
             if (res.status >= 400 || operation.after === undefined) {
@@ -432,7 +444,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
               const { res, segment, received, before } = sent;
               // docs/api.md: authentication is checked before anything else is looked at.
               expectError(res, 401, 'UNAUTHORIZED', [segment, received ?? '']);
-              t.spec.check(operation.operationId, res);
+              specOf(t, { version: operation.version ?? '1' }).check(operation.operationId, res);
               expect(await dataSnapshot(t.db)).toEqual(before);
             },
           ),
@@ -807,7 +819,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
     });
 
     /*
-     * v2's two lists, from their real parameter names (docs/api.md
+     * v2's three lists, from their real parameter names (docs/api.md
      * "Pages"): valid values, near-misses and junk in any combination and order, judged by
      * judgeListQuery from the docs alone. A valid query must answer exactly the page the
      * docs say; any other, 400 naming a parameter that is wrong.
@@ -817,7 +829,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
       /** Every cursor the lists answered, with the query it was answered for. */
       const issued = new Map<string, IssuedCursor>();
       /** What a cursor is bound to, besides the list. */
-      const BOUND = ['status', 'petId', 'shipDateFrom', 'shipDateTo', 'order'];
+      const BOUND = ['status', 'petId', 'categoryId', 'shipDateFrom', 'shipDateTo', 'order'];
 
       beforeAll(async () => {
         // Orders over four pets and every status; ship dates that repeat (ties on the edge of
@@ -846,11 +858,28 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
             ],
           );
         }
+        const categories: number[] = [];
         for (let i = 0; i < 105; i++) {
-          await insertCategory(t.db, `Page ${i}`, i % 2 === 0 ? null : `Category ${i}`);
+          categories.push(
+            await insertCategory(t.db, `Page ${i}`, i % 2 === 0 ? null : `Category ${i}`),
+          );
+        }
+        // Over 100 pets too, over three categories (and none) and every status; a category
+        // without pets.
+        const petCategories = [categories[0], categories[1], categories[2], null];
+        for (let i = 0; i < 100; i++) {
+          await insertPet(t.db, {
+            name: `Pet ${i}`,
+            categoryId: petCategories[i % 4],
+            status: PET_STATUSES[(i * 2 + Math.floor(i / 4)) % 3],
+          });
         }
         const instants = shipDates.flatMap((d) => (d === null ? [] : [parseListDateTime(d)!]));
-        context = { petIds: [...pets, idle].map(String), instants: [...new Set(instants)] };
+        context = {
+          petIds: [...pets, idle].map(String),
+          categoryIds: [categories[0], categories[1], categories[2], categories[3]].map(String),
+          instants: [...new Set(instants)],
+        };
       });
 
       /** Asks `rules`' list for a page of `query`; its nextCursor, remembered with its query. */
@@ -887,7 +916,8 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
             case 'status':
               return [`status=${value.split(',').reverse().join('%2C')}`];
             case 'petId':
-              return [`petId=%3${value}`];
+            case 'categoryId':
+              return [`${name}=%3${value}`];
             case 'order':
               return value === 'asc' ? [] : [`order=${value}`];
             default: {
@@ -911,18 +941,23 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
        * The filters of `pairs` with one of them changed: dropped, added, another pet, another
        * set of statuses, a ship date a microsecond further out.
        */
-      function otherFilter(pairs: Array<[string, string]>, at: number): Array<[string, string]> {
+      function otherFilter(
+        rules: ListRules,
+        pairs: Array<[string, string]>,
+        at: number,
+      ): Array<[string, string]> {
         const changes: Array<Array<[string, string]>> = [];
         const given = (name: string) => pairs.some(([n]) => n === name);
         const without = (name: string) => pairs.filter(([n]) => n !== name);
         for (const [name, value] of pairs) {
           if (name === 'order') continue;
           changes.push(without(name));
-          if (name === 'petId') {
-            changes.push([...without(name), [name, context.petIds.find((id) => id !== value)!]]);
+          if (name === 'petId' || name === 'categoryId') {
+            const ids = name === 'petId' ? context.petIds : context.categoryIds;
+            changes.push([...without(name), [name, ids.find((id) => id !== value)!]]);
           } else if (name === 'status') {
             const items = value.split(',');
-            const others = ORDER_STATUSES.filter((status) => !items.includes(status));
+            const others = rules.statuses.filter((status) => !items.includes(status));
             changes.push([
               ...without(name),
               [name, [...items.slice(1), ...others.slice(0, 1)].join(',')],
@@ -935,8 +970,10 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
             ]);
           }
         }
-        if (!given('petId')) changes.push([...pairs, ['petId', context.petIds[at % 3]]]);
-        if (!given('status')) changes.push([...pairs, ['status', ORDER_STATUSES[at % 3]]]);
+        const id = rules.list === 'pets' ? 'categoryId' : 'petId';
+        const ids = rules.list === 'pets' ? context.categoryIds : context.petIds;
+        if (!given(id)) changes.push([...pairs, [id, ids[at % 3]]]);
+        if (!given('status')) changes.push([...pairs, ['status', rules.statuses[at % 3]]]);
         return changes[at % changes.length];
       }
 
@@ -964,7 +1001,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
                 same: () => write(pairs),
                 rewritten: () => rewritten([...pairs]),
                 'other-order': () => write(flipped),
-                'other-filter': () => write(otherFilter(pairs, c.at)),
+                'other-filter': () => write(otherFilter(rules, pairs, c.at)),
               }[c.source]();
           query = judgeListQuery(issuing, rules, issued).valid ? issuing : '';
         }
@@ -996,6 +1033,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
         json: Record<string, unknown>;
         status?: string;
         petId?: string;
+        categoryId?: string;
         /** Microseconds, as stored. */
         shipDate?: bigint;
       }
@@ -1008,6 +1046,31 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
           ).map(({ id, name, description }) => ({
             id: BigInt(id),
             json: { id: Number(id), name, ...(description === null ? {} : { description }) },
+          }));
+        }
+        if (rules.list === 'pets') {
+          const { rows } = await t.db.query<{
+            id: string;
+            name: string;
+            status: string;
+            category_id: string | null;
+            category_name: string | null;
+          }>(
+            `SELECT p.id, p.name, p.status, p.category_id, c.name AS category_name
+             FROM pets p LEFT JOIN categories c ON c.id = p.category_id ORDER BY p.id`,
+          );
+          return rows.map((row) => ({
+            id: BigInt(row.id),
+            status: row.status,
+            categoryId: row.category_id ?? undefined,
+            json: {
+              id: Number(row.id),
+              name: row.name,
+              status: row.status,
+              ...(row.category_id === null
+                ? {}
+                : { category: { id: Number(row.category_id), name: row.category_name } }),
+            },
           }));
         }
         // Ship dates to the microsecond (a JavaScript Date would cut them to milliseconds).
@@ -1048,6 +1111,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
       const matches = (item: ListItem, binding: ListBinding): boolean =>
         (binding.statuses === undefined || binding.statuses.includes(item.status!)) &&
         (binding.petId === undefined || binding.petId === item.petId) &&
+        (binding.categoryId === undefined || binding.categoryId === item.categoryId) &&
         (binding.from === undefined ||
           (item.shipDate !== undefined && item.shipDate >= binding.from)) &&
         (binding.to === undefined || (item.shipDate !== undefined && item.shipDate < binding.to));
@@ -1167,7 +1231,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
         expect({ query, link: res.headers.link }).toEqual({ query, link: undefined });
       }
 
-      it.each([LIST_ORDERS_V2, LIST_CATEGORIES_V2])(
+      it.each([LIST_ORDERS_V2, LIST_CATEGORIES_V2, LIST_PETS_V2])(
         `v2 $operationId: its own parameters (valid, near-miss, repeated, issued and altered cursors), unknown names and junk, in any order: valid answers 200 with exactly the page docs/api.md says (filters, order, limit, cursor, Link), anything else 400 VALIDATION_FAILED naming a bad parameter; never 5xx, nothing written (${RUNS.listQueries} runs)`,
         async (rules) => {
           const count = tally(`v2 ${rules.operationId} query parameters`);

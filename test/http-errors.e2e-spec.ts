@@ -40,7 +40,8 @@ describe('HTTP errors (e2e)', () => {
     const routes: Array<[Uppercase<HttpMethod>, string]> = [
       ['GET', '/v1/nope'],
       ['GET', '/v3/store/orders'],
-      ['GET', '/v2/pets/1'],
+      ['GET', '/v2/pets/1/orders'],
+      ['POST', '/v2/pets'],
       ['GET', '/v2/nope'],
       ['GET', '/v1/store'],
       ['PUT', '/v1/categories'],

@@ -21,17 +21,31 @@ const DEFAULT_HEADERS: DeprecationHeaders = {
   link: `<${loadConfig({}).changelogUrl}>; rel="deprecation"; type="text/html"`,
 };
 
-/** Deprecation (RFC 9745), Sunset (RFC 8594) and Link, well-formed and with the expected values. */
-function expectDeprecationHeaders(res: Response, expected: DeprecationHeaders): void {
+/**
+ * Deprecation (RFC 9745), Sunset (RFC 8594) and Link, well-formed and with the expected values.
+ * `successor` is the v2 address the Link must also name (rel="successor-version", RFC 5829):
+ * given exactly when the path names a pet id.
+ */
+function expectDeprecationHeaders(
+  res: Response,
+  expected: DeprecationHeaders,
+  successor?: string,
+): void {
   const { deprecation, sunset, link } = res.headers as Record<string, string | undefined>;
   expect({ status: res.status, deprecation, sunset, link }).toEqual({
     status: res.status,
     ...expected,
+    link:
+      successor === undefined
+        ? expected.link
+        : `${expected.link}, <${successor}>; rel="successor-version"`,
   });
   expect(deprecation).toMatch(/^@\d+$/);
   expect(sunset).toMatch(IMF_FIXDATE);
   // Absolute, or relative to the service (its own /changelog, the default): RFC 8288 allows both.
-  expect(link).toMatch(/^<(https?:\/\/|\/)[^<>\s]+>; rel="deprecation"; type="text\/html"$/);
+  expect(link).toMatch(
+    /^<(https?:\/\/|\/)[^<>\s]+>; rel="deprecation"; type="text\/html"(, <(https?:\/\/[^<>\s/]+)?\/v2\/pets\/[1-9][0-9]*>; rel="successor-version")?$/,
+  );
   // RFC 9745 section 4: the sunset must not be earlier than the deprecation.
   expect(Date.parse(sunset!)).toBeGreaterThanOrEqual(Number(deprecation!.slice(1)) * 1000);
 }
@@ -57,7 +71,7 @@ describe('pets (e2e)', () => {
         category: { id: categoryId, name: 'Dog' },
         status: 'available',
       });
-      expectDeprecationHeaders(res, DEFAULT_HEADERS);
+      expectDeprecationHeaders(res, DEFAULT_HEADERS, `/v2/pets/${petId}`);
     });
 
     it('omits category when the pet has none', async () => {
@@ -66,7 +80,7 @@ describe('pets (e2e)', () => {
       t.spec.check('getPetById', res);
       expect(res.body).toEqual({ id: petId, name: 'Stray', status: 'available' });
       expect(res.body).not.toHaveProperty('category');
-      expectDeprecationHeaders(res, DEFAULT_HEADERS);
+      expectDeprecationHeaders(res, DEFAULT_HEADERS, `/v2/pets/${petId}`);
     });
 
     it.each(['pending', 'sold'] as const)('reports a %s pet with that status', async (status) => {
@@ -98,7 +112,7 @@ describe('pets (e2e)', () => {
           message: `Pet ${id} does not exist.`,
           status: 404,
         });
-        expectDeprecationHeaders(res, DEFAULT_HEADERS);
+        expectDeprecationHeaders(res, DEFAULT_HEADERS, `/v2/pets/${id}`);
       },
     );
 
@@ -135,7 +149,7 @@ describe('pets (e2e)', () => {
       t.spec.check('getPetById', res);
       expect(res.body).toEqual({ code: 'UNAUTHORIZED', message: expect.any(String), status: 401 });
       expect(res.headers['www-authenticate']).toBe('Bearer realm="petstore"');
-      expectDeprecationHeaders(res, DEFAULT_HEADERS);
+      expectDeprecationHeaders(res, DEFAULT_HEADERS, `/v2/pets/${petId}`);
     });
 
     it('answers 401 for an unknown key, with the deprecation headers', async () => {
@@ -145,7 +159,7 @@ describe('pets (e2e)', () => {
         .expect(401);
       t.spec.check('getPetById', res);
       expect(res.body.code).toBe('UNAUTHORIZED');
-      expectDeprecationHeaders(res, DEFAULT_HEADERS);
+      expectDeprecationHeaders(res, DEFAULT_HEADERS, '/v2/pets/1');
     });
 
     it('answers 401 before looking at a malformed id, with the deprecation headers', async () => {
@@ -181,7 +195,7 @@ describe('pets (e2e)', () => {
         .set('Authorization', configured.auth)
         .expect(200);
       configured.spec.check('getPetById', res);
-      expectDeprecationHeaders(res, configuredHeaders);
+      expectDeprecationHeaders(res, configuredHeaders, `/v2/pets/${petId}`);
     });
 
     it('carries the configured dates and changelog on 400, 401 and 404 too', async () => {
@@ -191,9 +205,52 @@ describe('pets (e2e)', () => {
         .get('/v1/pets/424242')
         .set('Authorization', configured.auth);
       expect([badId.status, noKey.status, absent.status]).toEqual([400, 401, 404]);
-      for (const res of [badId, noKey, absent]) {
+      for (const [res, successor] of [
+        [badId, undefined],
+        [noKey, '/v2/pets/1'],
+        [absent, '/v2/pets/424242'],
+      ] as const) {
         configured.spec.check('getPetById', res);
-        expectDeprecationHeaders(res, configuredHeaders);
+        expectDeprecationHeaders(res, configuredHeaders, successor);
+      }
+    });
+  });
+
+  describe('the successor in v2 (Link rel="successor-version", RFC 5829)', () => {
+    it('names GET /v2/pets/{petId}, which answers the same pet without deprecation headers', async () => {
+      const categoryId = await insertCategory(t.db, 'Successor', null);
+      const petId = await insertPet(t.db, { name: 'Heir', categoryId, status: 'pending' });
+      const v1 = await t.http.get(`/v1/pets/${petId}`).set('Authorization', t.auth).expect(200);
+      const successor = /<([^>]+)>; rel="successor-version"/.exec(v1.headers.link)?.[1];
+      expect(successor).toBe(`/v2/pets/${petId}`);
+      const v2 = await t.http.get(successor!).set('Authorization', t.auth).expect(200);
+      t.specV2.check('getPet', v2);
+      expect(v2.body).toEqual(v1.body);
+      for (const name of ['deprecation', 'sunset', 'link'])
+        expect(v2.headers).not.toHaveProperty(name);
+    });
+
+    it('names the id as the path decodes it (percent-encoded digits)', async () => {
+      const petId = await insertPet(t.db, { name: 'Encoded' });
+      const encoded = [...String(petId)].map((digit) => `%3${digit}`).join('');
+      const res = await t.http.get(`/v1/pets/${encoded}`).set('Authorization', t.auth).expect(200);
+      expectDeprecationHeaders(res, DEFAULT_HEADERS, `/v2/pets/${petId}`);
+    });
+
+    it('is absolute under PUBLIC_BASE_URL (without its version), like the changelog link', async () => {
+      const configured = await createTestApp({ publicBaseUrl: 'https://api.example.test/v1/' });
+      try {
+        const petId = await insertPet(configured.db, { name: 'Public' });
+        const res = await configured.http
+          .get(`/v1/pets/${petId}`)
+          .set('Authorization', configured.auth)
+          .expect(200);
+        configured.spec.check('getPetById', res);
+        expect(res.headers.link).toBe(
+          `${DEFAULT_HEADERS.link}, <https://api.example.test/v2/pets/${petId}>; rel="successor-version"`,
+        );
+      } finally {
+        await configured.close();
       }
     });
   });

@@ -90,7 +90,7 @@ export const CONFIG_VARIABLES = {
   ),
   PUBLIC_BASE_URL: variable(url('http:', 'https:'), {
     example: 'https://api.petstore.example',
-    doc: "where clients reach the service in production: listed in each OpenAPI document's `servers` (with its `/vN`) after this instance's own, and the base of the `next` links and of the default `CHANGELOG_URL`",
+    doc: "where clients reach the service in production: listed in each OpenAPI document's `servers` (with its `/vN`) after this instance's own, and the base of the `next` links, of the deprecated pet read's `successor-version` link and of the default `CHANGELOG_URL`",
   }),
   STAGING_BASE_URL: variable(url('http:', 'https:'), {
     example: 'https://staging.petstore.example',

@@ -4,7 +4,8 @@ import type { EntityManager } from 'typeorm';
 const SEED_LOCK_KEY = '7254400911348118';
 
 /**
- * Loads the demo data (categories dog, cat, rabbit; a few pets; an order in each state) into
+ * Loads the demo data (categories dog, cat, rabbit; 24 pets over them and every status, ids 1
+ * to 4 first, as docs/api.md's examples use them; an order in each state) into
  * an empty database, once: nothing is ever deleted, so a database with any category, pet or
  * order has been seeded or is in real use. Returns whether it seeded.
  */
@@ -29,7 +30,17 @@ export async function seedDemoData(manager: EntityManager): Promise<boolean> {
         INSERT INTO pets (name, category_id, status)
         SELECT pet.name, new_categories.id, pet.status
         FROM (VALUES (1, 'Rex', 'dog', 'available'), (2, 'Luna', 'cat', 'available'),
-                     (3, 'Thumper', 'rabbit', 'pending'), (4, 'Bella', 'dog', 'sold'))
+                     (3, 'Thumper', 'rabbit', 'pending'), (4, 'Bella', 'dog', 'sold'),
+                     (5, 'Max', 'dog', 'available'), (6, 'Milo', 'cat', 'available'),
+                     (7, 'Clover', 'rabbit', 'available'), (8, 'Daisy', 'dog', 'pending'),
+                     (9, 'Oliver', 'cat', 'sold'), (10, 'Hazel', 'rabbit', 'available'),
+                     (11, 'Charlie', 'dog', 'available'), (12, 'Simba', 'cat', 'pending'),
+                     (13, 'Pepper', 'rabbit', 'sold'), (14, 'Cooper', 'dog', 'available'),
+                     (15, 'Nala', 'cat', 'available'), (16, 'Biscuit', 'rabbit', 'pending'),
+                     (17, 'Rocky', 'dog', 'sold'), (18, 'Cleo', 'cat', 'available'),
+                     (19, 'Flopsy', 'rabbit', 'available'), (20, 'Buddy', 'dog', 'pending'),
+                     (21, 'Tiger', 'cat', 'sold'), (22, 'Willow', 'rabbit', 'available'),
+                     (23, 'Duke', 'dog', 'available'), (24, 'Mochi', 'cat', 'available'))
              AS pet (position, name, category, status)
         JOIN new_categories ON new_categories.name = pet.category
         ORDER BY pet.position

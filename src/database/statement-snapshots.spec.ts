@@ -5,6 +5,7 @@ import { categoryJson } from '../categories/category-json.js';
 import { categoryStatements } from '../categories/category-statements.js';
 import { serviceSecretStatements } from '../common/pagination/service-secret-statements.js';
 import { idempotencyStatements } from '../idempotency/idempotency-statements.js';
+import { PetStatus } from '../pets/pet.entity.js';
 import { petStatements } from '../pets/pet-statements.js';
 import { OrderStatus } from '../store/order.entity.js';
 import { orderJson } from '../store/order-json.js';
@@ -141,8 +142,28 @@ const SNAPSHOTS: Snapshot[] = [
     cases: [
       {
         builder: 'findByIdWithCategory',
-        title: 'getPetById',
+        title: 'getPetById and v2 getPet',
         made: petStatements.findByIdWithCategory('7'),
+      },
+      {
+        builder: 'listPage',
+        title: 'v2 listPets: first page, ascending, no filter',
+        made: petStatements.listPage({}, 'asc', undefined, 101),
+      },
+      {
+        builder: 'listPage',
+        title: 'v2 listPets: a later page, descending, one status',
+        made: petStatements.listPage({ statuses: [PetStatus.Available] }, 'desc', '42', 21),
+      },
+      {
+        builder: 'listPage',
+        title: 'v2 listPets: a later page, a category and two statuses',
+        made: petStatements.listPage(
+          { statuses: [PetStatus.Available, PetStatus.Pending], categoryId: '2' },
+          'asc',
+          '42',
+          101,
+        ),
       },
     ],
   },

@@ -1,4 +1,15 @@
 import type { Statement } from '../database/statement.js';
+import type { PetStatus } from './pet.entity.js';
+
+/** What v2 listPets filters on; absent = no condition. */
+export interface PetListFilter {
+  /** Distinct, in the enum's order; never all three (that is no condition). */
+  statuses?: PetStatus[];
+  categoryId?: string;
+}
+
+/** A pet with its category's id and name (null when it has none), as every read answers it. */
+const PET_WITH_CATEGORY = `p.id, p.name, p.status, c.id AS "categoryId", c.name AS "categoryName"`;
 
 /*
  * Every statement about pets, built without Nest or TypeORM: PetRepository runs them, and
@@ -8,10 +19,51 @@ export const petStatements = {
   /** The pet with its category's id and name (null when it has none); no row when no such pet. */
   findByIdWithCategory(id: string): Statement {
     return {
-      sql: `SELECT p.id, p.name, p.status, c.id AS "categoryId", c.name AS "categoryName"
+      sql: `SELECT ${PET_WITH_CATEGORY}
          FROM pets p LEFT JOIN categories c ON c.id = p.category_id
          WHERE p.id = $1`,
       params: [id],
+    };
+  },
+
+  /**
+   * Up to `take` pets matching `filter`, by id in `order`, after the id `after` (exclusive):
+   * keyset. The page is cut on pets alone (one range of (status, id), (category_id, id) or the
+   * primary key; several statuses are one range each, merged), then joined to its categories.
+   */
+  listPage(
+    filter: PetListFilter,
+    order: 'asc' | 'desc',
+    after: string | undefined,
+    take: number,
+  ): Statement {
+    const params: unknown[] = [];
+    const param = (value: unknown) => `$${params.push(value)}`;
+    const conditions: string[] = [];
+    if (after !== undefined) conditions.push(`id ${order === 'asc' ? '>' : '<'} ${param(after)}`);
+    if (filter.categoryId !== undefined) {
+      conditions.push(`category_id = ${param(filter.categoryId)}`);
+    }
+    const direction = order === 'asc' ? 'ASC' : 'DESC';
+    const limit = param(take);
+    const select = (extra: string[]) => {
+      const where = [...conditions, ...extra];
+      return `SELECT id, name, status, category_id FROM pets
+        ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
+        ORDER BY id ${direction} LIMIT ${limit}`;
+    };
+    const statuses = filter.statuses ?? [];
+    const page =
+      statuses.length <= 1
+        ? select(statuses.map((status) => `status = ${param(status)}`))
+        : `SELECT * FROM (${statuses
+            .map((status) => `(${select([`status = ${param(status)}`])})`)
+            .join(' UNION ALL ')}) AS merged ORDER BY id ${direction} LIMIT ${limit}`;
+    return {
+      sql: `SELECT ${PET_WITH_CATEGORY}
+        FROM (${page}) AS p LEFT JOIN categories c ON c.id = p.category_id
+        ORDER BY p.id ${direction}`,
+      params,
     };
   },
 };

@@ -25,13 +25,16 @@ const DEPRECATION_HEADERS = {
     },
   },
   Link: {
-    description: 'The changelog (CHANGELOG_URL), rel="deprecation"',
+    description:
+      'The changelog (CHANGELOG_URL), rel="deprecation"; then, when the path names a pet id, its successor in v2 (GET /v2/pets/{petId}), rel="successor-version" (RFC 5829)',
     schema: {
       type: 'string',
-      maxLength: 2100,
-      // An absolute URL, or the service's own /changelog relative to where it is reached.
-      pattern: '^<(https?://|/)[^>]+>; rel="deprecation"; type="text/html"$',
-      example: '<https://petstore.example/changelog>; rel="deprecation"; type="text/html"',
+      maxLength: 4200,
+      // Absolute URLs, or the service's own paths relative to where it is reached.
+      pattern:
+        '^<(https?://|/)[^>]+>; rel="deprecation"; type="text/html"(, <(https?://[^>]+)?/v2/pets/[1-9][0-9]{0,18}>; rel="successor-version")?$',
+      example:
+        '<https://petstore.example/changelog>; rel="deprecation"; type="text/html", <https://petstore.example/v2/pets/7>; rel="successor-version"',
     },
   },
 };
@@ -39,7 +42,7 @@ const DEPRECATION_HEADERS = {
 /**
  * @deprecated GET /pets/{petId} is kept only for existing clients. Every response carries
  * Deprecation, Sunset and Link headers (PetsDeprecationMiddleware); it is removed at the
- * sunset date. New pet operations will not be added here.
+ * sunset date. Its successor is v2's getPet (PetsV2Controller); new pet operations go there.
  */
 @ApiTags('pets')
 @ApiBearerAuth()
@@ -51,7 +54,8 @@ export class PetsController {
   @ApiOperation({
     operationId: 'getPetById',
     summary: 'Read one pet (deprecated)',
-    description: 'Deprecated: see the Deprecation, Sunset and Link headers of every response.',
+    description:
+      'Deprecated: see the Deprecation, Sunset and Link headers of every response. Its successor is v2 getPet, GET /v2/pets/{petId}.',
     deprecated: true,
   })
   @ApiInt64IdParam('petId', 'Identifier of the pet')

@@ -110,7 +110,7 @@ export interface paths {
         /**
          * Read one pet (deprecated)
          * @deprecated
-         * @description Deprecated: see the Deprecation, Sunset and Link headers of every response.
+         * @description Deprecated: see the Deprecation, Sunset and Link headers of every response. Its successor is v2 getPet, GET /v2/pets/{petId}.
          */
         get: operations["getPetById"];
         put?: never;
@@ -1072,7 +1072,7 @@ export interface operations {
                     Deprecation?: string;
                     /** @description RFC 8594: when this operation goes away (an HTTP-date) */
                     Sunset?: string;
-                    /** @description The changelog (CHANGELOG_URL), rel="deprecation" */
+                    /** @description The changelog (CHANGELOG_URL), rel="deprecation"; then, when the path names a pet id, its successor in v2 (GET /v2/pets/{petId}), rel="successor-version" (RFC 5829) */
                     Link?: string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];

@@ -29,9 +29,10 @@ export function specOf(
 }
 
 /**
- * The eight v1 operations of docs/api.md, then v2's seven (the same operations under
- * /v2, without the pet read). `fixture` is read only when a request is arranged: the database
- * and the pet exist once the suite's beforeAll has run.
+ * The eight v1 operations of docs/api.md, then v2's nine (the same operations under /v2,
+ * without the deprecated pet read, then listPets and getPet, its successor). `fixture` is read
+ * only when a request is arranged: the database and the pet exist once the suite's beforeAll
+ * has run.
  */
 export function contractOperations(
   fixture: () => { db: pg.Pool; petId: number },
@@ -52,7 +53,25 @@ export function contractOperations(
         return { ...request, path: request.path.replace(/^\/v1\//, '/v2/') };
       },
     }));
-  return [...v1, ...v2];
+  const pets: ContractOperation[] = [
+    {
+      operationId: 'listPets',
+      version: '2',
+      name: 'v2 listPets',
+      method: 'get',
+      success: 200,
+      arrange: () => Promise.resolve({ path: '/v2/pets' }),
+    },
+    {
+      operationId: 'getPet',
+      version: '2',
+      name: 'v2 getPet',
+      method: 'get',
+      success: 200,
+      arrange: () => Promise.resolve({ path: `/v2/pets/${fixture().petId}` }),
+    },
+  ];
+  return [...v1, ...v2, ...pets];
 }
 
 function v1Operations(

@@ -1018,19 +1018,22 @@ export function judgeIdempotencyKey(sent: string): string | undefined {
 // ---------------------------------------------------------------------------------------------
 
 /*
- * The query parameters of v2's two lists, judged from docs/api.md (Pages) and
- * docs/api.md ("Pages") alone: names, values, repeats, the ship-date range and cursors. The
- * service's own parsers are deliberately not used: this is a second reading of the same rules.
+ * The query parameters of v2's three lists, judged from docs/api.md ("Pages") alone: names,
+ * values, repeats, the ship-date range and cursors. The service's own parsers are deliberately
+ * not used: this is a second reading of the same rules.
  */
 
 export const ORDER_STATUSES = ['pending', 'shipped', 'cancelled'] as const;
+export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
 
 export interface ListRules {
-  list: 'orders' | 'categories';
-  operationId: 'listOrders' | 'listCategories';
+  list: 'orders' | 'categories' | 'pets';
+  operationId: 'listOrders' | 'listCategories' | 'listPets';
   path: string;
   /** Every parameter the list takes; any other name is a 400. */
   parameters: readonly string[];
+  /** What its `status` may name, in the order docs/api.md lists them (none: no `status`). */
+  statuses: readonly string[];
 }
 
 export const LIST_ORDERS_V2: ListRules = {
@@ -1038,6 +1041,7 @@ export const LIST_ORDERS_V2: ListRules = {
   operationId: 'listOrders',
   path: '/v2/store/orders',
   parameters: ['limit', 'cursor', 'order', 'status', 'petId', 'shipDateFrom', 'shipDateTo'],
+  statuses: ORDER_STATUSES,
 };
 
 export const LIST_CATEGORIES_V2: ListRules = {
@@ -1045,6 +1049,15 @@ export const LIST_CATEGORIES_V2: ListRules = {
   operationId: 'listCategories',
   path: '/v2/categories',
   parameters: ['limit', 'cursor', 'order'],
+  statuses: [],
+};
+
+export const LIST_PETS_V2: ListRules = {
+  list: 'pets',
+  operationId: 'listPets',
+  path: '/v2/pets',
+  parameters: ['limit', 'cursor', 'order', 'status', 'categoryId'],
+  statuses: PET_STATUSES,
 };
 
 /**
@@ -1055,9 +1068,10 @@ export const LIST_CATEGORIES_V2: ListRules = {
 export interface ListBinding {
   list: ListRules['list'];
   order: 'asc' | 'desc';
-  /** In ORDER_STATUSES order; absent when `status` was not given. */
+  /** In the list's statuses' order; absent when `status` was not given. */
   statuses?: string[];
   petId?: string;
+  categoryId?: string;
   /** Microseconds since 1970, UTC. */
   from?: bigint;
   to?: bigint;
@@ -1125,6 +1139,7 @@ function sameBinding(a: ListBinding, b: ListBinding): boolean {
     a.order === b.order &&
     a.statuses?.join(',') === b.statuses?.join(',') &&
     a.petId === b.petId &&
+    a.categoryId === b.categoryId &&
     a.from === b.from &&
     a.to === b.to
   );
@@ -1258,11 +1273,11 @@ export function judgeListQuery(
   check('status', (v) => {
     const items = v.split(',');
     return (
-      items.every((item) => (ORDER_STATUSES as readonly string[]).includes(item)) &&
-      new Set(items).size === items.length
+      items.every((item) => rules.statuses.includes(item)) && new Set(items).size === items.length
     );
   });
   check('petId', isContractId);
+  check('categoryId', isContractId);
   check('shipDateFrom', (v) => parseListDateTime(v) !== undefined);
   check('shipDateTo', (v) => parseListDateTime(v) !== undefined);
   const from = bad.has('shipDateFrom') ? undefined : values.get('shipDateFrom');
@@ -1285,8 +1300,9 @@ export function judgeListQuery(
   const binding: ListBinding = {
     list: rules.list,
     order: values.get('order') === 'desc' ? 'desc' : 'asc',
-    ...(statuses && { statuses: ORDER_STATUSES.filter((s) => statuses.includes(s)) }),
+    ...(statuses && { statuses: rules.statuses.filter((s) => statuses.includes(s)) }),
     ...(values.has('petId') && { petId: values.get('petId') }),
+    ...(values.has('categoryId') && { categoryId: values.get('categoryId') }),
     ...(from !== undefined && { from: parseListDateTime(from) }),
     ...(to !== undefined && { to: parseListDateTime(to) }),
   };
@@ -1331,10 +1347,12 @@ export function subjectOf(message: string, candidates: readonly string[]): strin
   return subject;
 }
 
-/** The fixture the list queries are built around: real pets and real ship dates. */
+/** The fixture the list queries are built around: real pets, categories and ship dates. */
 export interface ListQueryContext {
   /** Pets with orders (and one without). */
   petIds: readonly string[];
+  /** Categories with pets (and one without). */
+  categoryIds: readonly string[];
   /** Ship dates of the fixture's orders, in microseconds, so ranges fall on their edges. */
   instants: readonly bigint[];
 }
@@ -1497,7 +1515,8 @@ const ORDER_VALUES: ParameterValues = {
 };
 
 /** status: distinct known statuses in any order. */
-const validStatuses = fc.shuffledSubarray([...ORDER_STATUSES], { minLength: 1 });
+const validStatuses = (statuses: readonly string[]): fc.Arbitrary<string[]> =>
+  fc.shuffledSubarray([...statuses], { minLength: 1 });
 
 /** A status list with one thing wrong (or, by chance, nothing: the oracle says). */
 const STATUS_MUTATIONS: ReadonlyArray<(items: string[], at: number) => string[]> = [
@@ -1513,7 +1532,11 @@ const STATUS_MUTATIONS: ReadonlyArray<(items: string[], at: number) => string[]>
   (items, at) =>
     items.map((item, i) =>
       i === at % items.length
-        ? ['Pending', 'SHIPPED', 'Cancelled', 'canceled', 'done', 'complete', 'placed'][at % 7]
+        ? [
+            ...['Pending', 'SHIPPED', 'Cancelled', 'canceled', 'done', 'complete', 'placed'],
+            // The other list's statuses, and pets' near-misses.
+            ...['shipped', 'sold', 'available', 'Available', 'SOLD', 'adopted', 'reserved'],
+          ][at % 14]
         : item,
     ),
   (items, at) =>
@@ -1526,30 +1549,30 @@ const STATUS_MUTATIONS: ReadonlyArray<(items: string[], at: number) => string[]>
     ),
 ];
 
-const STATUS_VALUES: ParameterValues = {
+const statusValues = (statuses: readonly string[]): ParameterValues => ({
   valid: fc
-    .tuple(validStatuses, fc.boolean())
+    .tuple(validStatuses(statuses), fc.boolean())
     .map(([items, escaped]) => items.join(escaped ? '%2C' : ',')),
   nearMiss: fc
-    .tuple(validStatuses, fc.nat({ max: STATUS_MUTATIONS.length - 1 }), fc.nat())
+    .tuple(validStatuses(statuses), fc.nat({ max: STATUS_MUTATIONS.length - 1 }), fc.nat())
     .map(([items, mutation, at]) => STATUS_MUTATIONS[mutation](items, at).join(',')),
-};
+});
 
-/** petId: real pets (and ids naming none); path-id near-misses, any integer. */
-const petIdValues = (context: ListQueryContext): ParameterValues => ({
+/** An id filter: real ids (and ids naming none); path-id near-misses, any integer. */
+const idValues = (ids: readonly string[]): ParameterValues => ({
   valid: fc.oneof(
-    { weight: 8, arbitrary: fc.constantFrom(...context.petIds) },
+    { weight: 8, arbitrary: fc.constantFrom(...ids) },
     {
       weight: 2,
       arbitrary: fc.constantFrom('987654321', '9223372036854775807', '9007199254740993', '1'),
     },
     // '%3' + '7' is '%37', the digit 7 percent-encoded: the same id.
-    { weight: 1, arbitrary: fc.constantFrom(...context.petIds).map((id) => `%3${id}`) },
+    { weight: 1, arbitrary: fc.constantFrom(...ids).map((id) => `%3${id}`) },
   ),
   nearMiss: fc.oneof(
     fc
       .tuple(
-        fc.constantFrom(...context.petIds),
+        fc.constantFrom(...ids),
         fc.constantFrom(
           ...[
             ['-', ''],
@@ -1664,23 +1687,43 @@ const shipDateValues = (context: ListQueryContext): ParameterValues => ({
 const otherFilters = (rules: ListRules, context: ListQueryContext): fc.Arbitrary<string> =>
   rules.list === 'categories'
     ? fc.constantFrom('', 'order=asc', 'order=desc')
-    : fc
-        .tuple(
-          fc.option(fc.shuffledSubarray([...ORDER_STATUSES], { minLength: 1 }), { nil: undefined }),
-          fc.option(fc.constantFrom(...context.petIds), { nil: undefined }),
-          fc.option(fc.constantFrom(...context.instants), { nil: undefined }),
-          fc.constantFrom(undefined, 'asc', 'desc'),
-        )
-        .map(([statuses, petId, from, order]) =>
-          [
-            statuses && `status=${statuses.join(',')}`,
-            petId && `petId=${petId}`,
-            from !== undefined && `shipDateFrom=${writeDateTime(from, 0, 6)}`,
-            order && `order=${order}`,
-          ]
-            .filter((p): p is string => typeof p === 'string')
-            .join('&'),
-        );
+    : rules.list === 'pets'
+      ? fc
+          .tuple(
+            fc.option(fc.shuffledSubarray([...PET_STATUSES], { minLength: 1 }), {
+              nil: undefined,
+            }),
+            fc.option(fc.constantFrom(...context.categoryIds), { nil: undefined }),
+            fc.constantFrom(undefined, 'asc', 'desc'),
+          )
+          .map(([statuses, categoryId, order]) =>
+            [
+              statuses && `status=${statuses.join(',')}`,
+              categoryId && `categoryId=${categoryId}`,
+              order && `order=${order}`,
+            ]
+              .filter((p): p is string => typeof p === 'string')
+              .join('&'),
+          )
+      : fc
+          .tuple(
+            fc.option(fc.shuffledSubarray([...ORDER_STATUSES], { minLength: 1 }), {
+              nil: undefined,
+            }),
+            fc.option(fc.constantFrom(...context.petIds), { nil: undefined }),
+            fc.option(fc.constantFrom(...context.instants), { nil: undefined }),
+            fc.constantFrom(undefined, 'asc', 'desc'),
+          )
+          .map(([statuses, petId, from, order]) =>
+            [
+              statuses && `status=${statuses.join(',')}`,
+              petId && `petId=${petId}`,
+              from !== undefined && `shipDateFrom=${writeDateTime(from, 0, 6)}`,
+              order && `order=${order}`,
+            ]
+              .filter((p): p is string => typeof p === 'string')
+              .join('&'),
+          );
 
 const cursorCase = (
   rules: ListRules,
@@ -1717,7 +1760,7 @@ const nearMissCursor = (rules: ListRules, context: ListQueryContext): fc.Arbitra
       arbitrary: cursorCase(
         rules,
         context,
-        rules.list === 'orders'
+        rules.list !== 'categories'
           ? ['other-order', 'other-filter', 'other-filter', 'other', 'other-list']
           : ['other-order', 'other', 'other-list'],
         ['none'],
@@ -1735,16 +1778,22 @@ const nearMissCursor = (rules: ListRules, context: ListQueryContext): fc.Arbitra
     { weight: 1, arbitrary: cursorCase(rules, context, ['forged'], ['none']) },
   );
 
-function parameterValues(name: string, context: ListQueryContext): ParameterValues {
+function parameterValues(
+  rules: ListRules,
+  name: string,
+  context: ListQueryContext,
+): ParameterValues {
   switch (name) {
     case 'limit':
       return LIMIT_VALUES;
     case 'order':
       return ORDER_VALUES;
     case 'status':
-      return STATUS_VALUES;
+      return statusValues(rules.statuses);
     case 'petId':
-      return petIdValues(context);
+      return idValues(context.petIds);
+    case 'categoryId':
+      return idValues(context.categoryIds);
     default:
       return shipDateValues(context);
   }
@@ -1769,7 +1818,7 @@ function knownParameter(
       )
       .map(([cursorName, cursor]) => ({ cursorName, cursor }));
   }
-  const values = parameterValues(name, context);
+  const values = parameterValues(rules, name, context);
   const written = valid
     ? fc.tuple(validName(name), values.valid)
     : fc.oneof(
@@ -1823,7 +1872,10 @@ const unknownName = (rules: ListRules): fc.Arbitrary<string> =>
         ],
         ...['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf'],
         ...['__proto__%5Bpolluted%5D', 'q', 'filter', 'callback', '_', '', '%20', '?limit'],
-        ...LIST_ORDERS_V2.parameters.filter((name) => !rules.parameters.includes(name)),
+        ...[...LIST_ORDERS_V2.parameters, ...LIST_PETS_V2.parameters].filter(
+          (name) => !rules.parameters.includes(name),
+        ),
+        ...['categoryid', 'category_id', 'category', 'CategoryId', 'name', 'tags'],
       ),
     },
     { weight: 1, arbitrary: encodedText(12).filter((name) => name !== '') },

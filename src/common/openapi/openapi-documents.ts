@@ -49,7 +49,8 @@ const DOCUMENT_INFO: Record<
   '2': {
     version: '2.0.0-beta.1',
     description:
-      'Version 2, in beta: the store and category operations of v1, whose lists answer pages ' +
+      'Version 2, in beta: the store and category operations of v1 and the pets to order from, ' +
+      'whose lists answer pages ' +
       '(`{data, nextCursor}` and a `Link: rel="next"` header) and take filters, and webhook ' +
       'subscriptions for events. Every operation ' +
       'needs `Authorization: Bearer <API_KEY>` and is marked `x-stability: beta` until v2 is ' +
@@ -57,6 +58,7 @@ const DOCUMENT_INFO: Record<
     tags: [
       ['store', 'Store orders: list (paged, filtered), place, read, ship and cancel'],
       ['categories', 'Pet categories: list (paged) and create'],
+      ['pets', 'Pets: list (paged, filtered) and read one'],
       [
         'webhooks',
         'Webhook subscriptions: signed events for every order and category change (docs/webhooks.md)',

@@ -1,4 +1,5 @@
 import { ValidationFailedError } from '../errors/domain-error.js';
+import { INT64_MAX, isInt64Id } from '../http/int64-id.pipe.js';
 
 /** How a list is cut into pages: by id, from a cursor, in an order (docs/api.md, Pages). */
 export interface PageQuery {
@@ -67,4 +68,40 @@ export function readPageQuery(parameters: QueryParameters): PageQuery {
     cursor: parameters.get('cursor'),
     order,
   };
+}
+
+/**
+ * A filter of one or more of `allowed`, comma-separated, each at most once (listOrders' and
+ * listPets' `status`): the values named, in `allowed`'s order; undefined when not given.
+ */
+export function readValueList<Value extends string>(
+  parameters: QueryParameters,
+  name: string,
+  allowed: readonly Value[],
+): Value[] | undefined {
+  const text = parameters.get(name);
+  if (text === undefined) return undefined;
+  const given = text.split(',');
+  for (const value of given) {
+    if (!allowed.includes(value as Value)) {
+      throw new ValidationFailedError(
+        `${name} must be one or more of ${allowed.join(', ')}, separated by commas`,
+      );
+    }
+  }
+  if (new Set(given).size !== given.length) {
+    throw new ValidationFailedError(`${name} must not name a ${name} twice`);
+  }
+  return allowed.filter((value) => given.includes(value));
+}
+
+/** An id filter (listOrders' `petId`, listPets' `categoryId`), under the rules of path ids. */
+export function readIdParameter(parameters: QueryParameters, name: string): string | undefined {
+  const id = parameters.get(name);
+  if (id !== undefined && !isInt64Id(id)) {
+    throw new ValidationFailedError(
+      `${name} must be a whole number from 1 to ${INT64_MAX} written in decimal digits`,
+    );
+  }
+  return id;
 }

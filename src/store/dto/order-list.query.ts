@@ -6,12 +6,13 @@ import {
   formatMicros,
   parseDateTimeWithOffset,
 } from '../../common/http/date-time.js';
-import { INT64_MAX, isInt64Id } from '../../common/http/int64-id.pipe.js';
 import { ApiPageQuery } from '../../common/pagination/page-query.decorator.js';
 import {
   PAGE_QUERY_PARAMETERS,
   QueryParameters,
+  readIdParameter,
   readPageQuery,
+  readValueList,
   type PageQuery,
 } from '../../common/pagination/page-query.js';
 import { OrderStatus } from '../order.entity.js';
@@ -54,31 +55,14 @@ export class OrderListQueryPipe implements PipeTransform<unknown, OrderListQuery
     const filter: OrderListFilter = {};
     const canonical: Array<[string, string]> = [];
 
-    const status = parameters.get('status');
-    if (status !== undefined) {
-      const given = status.split(',');
-      for (const value of given) {
-        if (!STATUSES.includes(value as OrderStatus)) {
-          throw new ValidationFailedError(
-            `status must be one or more of ${STATUSES.join(', ')}, separated by commas`,
-          );
-        }
-      }
-      if (new Set(given).size !== given.length) {
-        throw new ValidationFailedError('status must not name a status twice');
-      }
-      const statuses = STATUSES.filter((value) => given.includes(value));
+    const statuses = readValueList(parameters, 'status', STATUSES);
+    if (statuses !== undefined) {
       canonical.push(['status', statuses.join(',')]);
       if (statuses.length < STATUSES.length) filter.statuses = statuses;
     }
 
-    const petId = parameters.get('petId');
+    const petId = readIdParameter(parameters, 'petId');
     if (petId !== undefined) {
-      if (!isInt64Id(petId)) {
-        throw new ValidationFailedError(
-          `petId must be a whole number from 1 to ${INT64_MAX} written in decimal digits`,
-        );
-      }
       filter.petId = petId;
       canonical.push(['petId', petId]);
     }
