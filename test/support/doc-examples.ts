@@ -94,7 +94,8 @@ function splitComment(line: string): { code: string; comment: string } {
 /**
  * What each `curl` of a block must answer, in order: the status its command's comment starts
  * with (`# 409 ORDER_ALREADY_SHIPPED`), else `2xx`. A command is a line with the lines it
- * continues (`\` at the end); a status comment belongs to a command with one curl (on a line without curl, it is prose).
+ * continues (`\` at the end). A status comment belongs to a command with one curl; on a
+ * command without curl it is prose.
  */
 export function expectedStatuses(code: string): string[] {
   const commands: string[] = [];
