@@ -1,8 +1,8 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
@@ -10,6 +10,7 @@ import { loadConfig, type WebhookConfig } from '../src/config/app-config.js';
 import { MetricsService } from '../src/metrics/metrics.service.js';
 import { WebhookDeliveryRepository } from '../src/webhooks/webhook-delivery.repository.js';
 import { insertPet } from './support/factories.js';
+import { freePort } from './support/service-process.js';
 import { countStatements } from './support/statement-counter.js';
 import { startAppInstance, createTestApp, type TestApp } from './support/test-app.js';
 import { eventually, WebhookReceiver } from './support/webhook-receiver.js';
@@ -169,6 +170,84 @@ describe('webhooks (e2e)', () => {
         'refused: timestamp out of tolerance',
       ]);
     } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('is received by the Express receiver of docs/webhooks.md, run as written', async () => {
+    const [verify, receiverCode] = [
+      ...(await readFile('docs/webhooks.md', 'utf8')).matchAll(/```js\n([\s\S]*?)```/g),
+    ].map((match) => match[1]);
+    expect(receiverCode).toContain("express.raw({ type: 'application/json' })");
+    // Inside the project, so that its `import express` finds node_modules.
+    await mkdir('test-output', { recursive: true });
+    const dir = await mkdtemp(join(resolve('test-output'), 'express-receiver-'));
+    let child: ChildProcess | undefined;
+    try {
+      await writeFile(join(dir, 'package.json'), '{"type": "module"}\n');
+      await writeFile(join(dir, 'verify-webhook.js'), verify);
+      await writeFile(join(dir, 'receiver.js'), receiverCode);
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}/petstore`;
+      const { id, secret } = await subscribe(t.db, url, ['order.placed', 'order.cancelled']);
+      child = spawn(process.execPath, ['receiver.js'], {
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? '', PORT: String(port), WEBHOOK_SECRET: secret },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      await eventually(() =>
+        fetch(`http://127.0.0.1:${port}/`).then(
+          () => true,
+          () => false,
+        ),
+      );
+
+      const order = (await api.place(2).expect(201)).body as { id: number };
+      const placed = (await api.get(order.id).expect(200)).body as Record<string, unknown>;
+      await api.cancel(order.id).expect(204);
+      const cancelled = (await api.get(order.id).expect(200)).body as Record<string, unknown>;
+      await eventually(async () =>
+        (await deliveries(t.db, id)).every((delivery) => delivery.status === 'succeeded'),
+      );
+      const received = stdout.trim().split('\n');
+      // Events may arrive in either order.
+      expect(received.sort()).toEqual(
+        [
+          `order.placed ${JSON.stringify(placed)}`,
+          `order.cancelled ${JSON.stringify(cancelled)}`,
+        ].sort(),
+      );
+      expect((await deliveries(t.db, id)).map((delivery) => delivery.attempts)).toEqual([1, 1]);
+
+      // The same event again (a repeat of a delivery): 204, not handled twice. A forged body,
+      // and a body that is not JSON: 400, and the reason on stderr.
+      const [first] = await deliveries(t.db, id);
+      const body = JSON.stringify({ id: first.eventId, type: 'order.placed', data: placed });
+      const signed = (payload: string, type = 'application/json') => {
+        const now = new Date();
+        return {
+          'content-type': type,
+          'webhook-id': first.eventId,
+          'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+          'webhook-signature': new Webhook(secret).sign(first.eventId, now, payload),
+        };
+      };
+      const post = (headers: Record<string, string>, payload: string) =>
+        fetch(url, { method: 'POST', headers, body: payload }).then((answer) => answer.status);
+      expect(await post(signed(body), body)).toBe(204);
+      expect(await post(signed(body), body.replace('pending', 'shipped'))).toBe(400);
+      expect(await post(signed(body, 'text/plain'), body)).toBe(400);
+      expect(stdout.trim().split('\n')).toHaveLength(2);
+      expect(stderr.trim().split('\n')).toEqual([
+        'refused: invalid signature',
+        expect.stringMatching(/^refused: /),
+      ]);
+    } finally {
+      child?.kill();
       await rm(dir, { recursive: true, force: true });
     }
   });
