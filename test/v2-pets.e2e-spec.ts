@@ -127,7 +127,7 @@ describe('v2 pets (e2e)', () => {
       const res = await get('/v2/pets/9007199254740993');
       expect(res.status).toBe(200);
       expect(res.text).toBe(
-        `{"id":9007199254740993,"name":"Far","status":"available","category":{"id":${dog},"name":"dog"}}`,
+        `{"id":9007199254740993,"name":"Far","category":{"id":${dog},"name":"dog"},"status":"available"}`,
       );
     });
 
