@@ -7,10 +7,12 @@ import type { AppConfig } from '../config/app-config.js';
 import { DrainState } from './drain-state.js';
 
 /**
- * A connection is closed at shutdown only once it has been idle this long: a balancer may have
- * just sent a request on a connection that looks idle, and closing it then resets that request.
+ * A connection is closed at shutdown only once it has been idle this long. Closing a keep-alive
+ * connection that looks idle races a request the balancer may be sending on it right then (the
+ * request is lost); a balancer that closes its own idle connections sooner than this never meets
+ * that race, so the shipped nginx config closes them after 4 s (deploy/nginx/nginx.conf).
  */
-const IDLE_BEFORE_CLOSE_MS = 1000;
+const IDLE_BEFORE_CLOSE_MS = 5000;
 
 /** The server's open connections, what they are doing, and whether the listener is closed. */
 export interface Connections {
@@ -54,7 +56,7 @@ export function prepareServer(server: Server): Connections {
 /**
  * On SIGTERM: readiness fails at once, and requests are served as usual for the drain delay
  * (a balancer needs a few health checks to notice). Then the listener closes; answers carry
- * Connection: close; connections idle for a second are closed; in-flight requests finish; the
+ * Connection: close; connections idle for 5 s are closed; in-flight requests finish; the
  * app closes its pool and Redis; exit 0. All of it within SHUTDOWN_TIMEOUT_MS, else exit 1.
  * SIGINT (Ctrl-C) and SIGHUP (the terminal closed) skip the delay; without SIGHUP handled, a
  * closed terminal would end the process at once and leave its embedded PostgreSQL running.

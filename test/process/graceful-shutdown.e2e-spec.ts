@@ -84,7 +84,17 @@ describe('graceful shutdown on SIGTERM (real process)', () => {
     // has been idle a second...
     await idle.closed;
     expect(Date.now() - signalledAt).toBeGreaterThanOrEqual(1500);
-    await expect(fetch(`${url}/health/live`)).rejects.toThrow();
+    // A new connection is refused (a fetch could reuse a kept-alive one, which is served).
+    await expect(
+      new Promise((connected, refused) => {
+        const socket = connect(port, '127.0.0.1');
+        socket.once('connect', () => {
+          socket.destroy();
+          connected('connected');
+        });
+        socket.once('error', refused);
+      }),
+    ).rejects.toThrow(/ECONNREFUSED/);
     expect(service.child.exitCode).toBeNull();
 
     // ...and the request in flight still completes.
