@@ -199,7 +199,18 @@ describe('unknown API keys cost the database a bounded number of lookups (e2e)',
       expect(statements).toBe(5);
     });
 
-    it('a valid key memory does not hold, from a blocked address, waits out the block like any unknown key (no lookup)', async () => {
+    it('requests without a key block their address, but not the lookup of a valid key from it', async () => {
+      for (let i = 0; i <= UNAUTHENTICATED_PER_MINUTE; i++) await t.http.get('/v1/categories');
+      expectErrorResponse(await t.http.get('/v1/categories'), 429, 'RATE_LIMITED');
+      const { key } = await t.app.get(ApiKeysService).issue('behind the same address');
+      await t.http.get('/v1/categories').set('Authorization', `Bearer ${key}`).expect(200);
+    });
+
+    it('a valid key memory does not hold, from an address with its budget of refused keys, waits out the block like any unknown key (no lookup)', async () => {
+      // Distinct random keys: each a lookup the database refuses, until the budget is spent.
+      for (let i = 0; i <= UNAUTHENTICATED_PER_MINUTE; i++) {
+        await t.http.get('/v1/categories').set('Authorization', `Bearer ${generateApiKey()}`);
+      }
       const { key } = await t.app.get(ApiKeysService).issue('new');
       const statements = await countStatements(async () => {
         const res = await t.http.get('/v1/categories').set('Authorization', `Bearer ${key}`);

@@ -21,10 +21,10 @@ const BLOCK_MS = 60_000;
  * the 429 keeps the X-RateLimit headers, as GitHub and most APIs do.
  *
  * A key that memory does not know (neither verified nor refused within API_KEY_CACHE_TTL_MS)
- * costs a database lookup, so such a request is looked up only while its address is not
- * blocked, and an address's lookups run one at a time on each instance, each refused one
- * counted before the next is asked: a flood of random keys from one address costs at most
- * its budget of lookups (plus one per instance) until its block ends, in the same storage
+ * costs a database lookup, so such a request is looked up only while its address has not had
+ * its budget of refused keys, and an address's lookups run one at a time on each instance,
+ * each refused one counted before the next is asked: a flood of random keys from one address
+ * costs at most its budget of lookups (plus one per instance) until its block ends, in the same storage
  * as every count (Redis: across instances). A valid key is never counted against its
  * address (docs/operating.md, Unknown API keys).
  */
@@ -66,12 +66,16 @@ export class RateLimiter {
     address: string,
     limit: number,
   ): Promise<RequestIdentity> {
-    const blockedFor = await this.storage.blockedFor(`default:${address}`);
+    // Only keys refused by the database block the lookups: requests without a key from the same
+    // address (a NAT, a balancer) must not lock its valid keys out.
+    const refusals = `default:refused-keys:${address}`;
+    const blockedFor = await this.storage.blockedFor(refusals);
     if (blockedFor > 0) {
       throw rateLimited(response, limit, blockedFor);
     }
     const identity = await this.authenticator.identify(request);
     if (!identity.principal) {
+      await this.storage.hit(refusals, WINDOW_MS, limit, BLOCK_MS);
       await this.count(address, limit, response);
     }
     return identity;
