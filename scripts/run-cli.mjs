@@ -52,20 +52,23 @@ const built = join(root, 'dist', 'main.js');
 let dist = join(root, 'dist');
 if (!existsSync(built) || !existsSync(join(dist, 'migrations', 'index.js'))) {
   run('npm', ['run', 'build', '--silent']);
-} else if (newestSource() > statSync(built).mtimeMs) {
-  dist = join(root, '.cache', 'cli', 'dist');
-  const copy = join(dist, 'main.js');
-  if (!existsSync(copy) || newestSource() > statSync(copy).mtimeMs) {
-    process.stderr.write('dist/ is older than the sources; building a copy in .cache/cli/\n');
-    const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-    run(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', dist]);
-    run(process.execPath, [
-      tsc,
-      '-p',
-      'tsconfig.migrations.json',
-      '--outDir',
-      join(dist, 'migrations'),
-    ]);
+} else {
+  const sourcesChanged = newestSource();
+  if (sourcesChanged > statSync(built).mtimeMs) {
+    dist = join(root, '.cache', 'cli', 'dist');
+    const copy = join(dist, 'main.js');
+    if (!existsSync(copy) || sourcesChanged > statSync(copy).mtimeMs) {
+      process.stderr.write('dist/ is older than the sources; building a copy in .cache/cli/\n');
+      const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+      run(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', dist]);
+      run(process.execPath, [
+        tsc,
+        '-p',
+        'tsconfig.migrations.json',
+        '--outDir',
+        join(dist, 'migrations'),
+      ]);
+    }
   }
 }
 const result = spawnSync(process.execPath, [join(dist, tool), ...args], { stdio: 'inherit' });
