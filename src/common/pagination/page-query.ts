@@ -95,6 +95,22 @@ export function readValueList<Value extends string>(
   return allowed.filter((value) => given.includes(value));
 }
 
+/**
+ * A list's `status` filter (listOrders', listPets'): recorded in `canonical` as read (the
+ * cursor binds it), and answered as the statuses to filter on; undefined when it is not given
+ * or names every status, which filters nothing.
+ */
+export function readStatusFilter<Status extends string>(
+  parameters: QueryParameters,
+  allowed: readonly Status[],
+  canonical: Array<[string, string]>,
+): Status[] | undefined {
+  const statuses = readValueList(parameters, 'status', allowed);
+  if (statuses === undefined) return undefined;
+  canonical.push(['status', statuses.join(',')]);
+  return statuses.length < allowed.length ? statuses : undefined;
+}
+
 /** An id filter (listOrders' `petId`, listPets' `categoryId`), under the rules of path ids. */
 export function readIdParameter(parameters: QueryParameters, name: string): string | undefined {
   const id = parameters.get(name);

@@ -6,7 +6,7 @@ import {
   QueryParameters,
   readIdParameter,
   readPageQuery,
-  readValueList,
+  readStatusFilter,
   type PageQuery,
 } from '../../common/pagination/page-query.js';
 import { PetStatus } from '../pet.entity.js';
@@ -35,11 +35,8 @@ export class PetListQueryPipe implements PipeTransform<unknown, PetListQuery> {
     const filter: PetListFilter = {};
     const canonical: Array<[string, string]> = [];
 
-    const statuses = readValueList(parameters, 'status', STATUSES);
-    if (statuses !== undefined) {
-      canonical.push(['status', statuses.join(',')]);
-      if (statuses.length < STATUSES.length) filter.statuses = statuses;
-    }
+    const statuses = readStatusFilter(parameters, STATUSES, canonical);
+    if (statuses !== undefined) filter.statuses = statuses;
 
     const categoryId = readIdParameter(parameters, 'categoryId');
     if (categoryId !== undefined) {

@@ -12,7 +12,7 @@ import {
   QueryParameters,
   readIdParameter,
   readPageQuery,
-  readValueList,
+  readStatusFilter,
   type PageQuery,
 } from '../../common/pagination/page-query.js';
 import { OrderStatus } from '../order.entity.js';
@@ -55,11 +55,8 @@ export class OrderListQueryPipe implements PipeTransform<unknown, OrderListQuery
     const filter: OrderListFilter = {};
     const canonical: Array<[string, string]> = [];
 
-    const statuses = readValueList(parameters, 'status', STATUSES);
-    if (statuses !== undefined) {
-      canonical.push(['status', statuses.join(',')]);
-      if (statuses.length < STATUSES.length) filter.statuses = statuses;
-    }
+    const statuses = readStatusFilter(parameters, STATUSES, canonical);
+    if (statuses !== undefined) filter.statuses = statuses;
 
     const petId = readIdParameter(parameters, 'petId');
     if (petId !== undefined) {
