@@ -17,3 +17,29 @@ interface Queryable {
 export async function runStatement<Row>(db: Queryable, statement: Statement): Promise<Row[]> {
   return (await db.query(statement.sql, [...statement.params])) as Row[];
 }
+
+/**
+ * One keyset page of `from` (`SELECT … FROM table`): the rows matching `conditions`, by id in
+ * `order`, at most `limit` (a placeholder). With several `statuses` (placeholders), one branch
+ * per status, each walking (status, id) in order, merged: no status filter reads past the page.
+ */
+export function keysetPageSql(
+  from: string,
+  conditions: readonly string[],
+  statuses: readonly string[],
+  order: 'asc' | 'desc',
+  limit: string,
+): string {
+  const direction = order === 'asc' ? 'ASC' : 'DESC';
+  const select = (extra: string[]) => {
+    const where = [...conditions, ...extra];
+    return `${from}
+        ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
+        ORDER BY id ${direction} LIMIT ${limit}`;
+  };
+  return statuses.length <= 1
+    ? select(statuses.map((status) => `status = ${status}`))
+    : `SELECT * FROM (${statuses
+        .map((status) => `(${select([`status = ${status}`])})`)
+        .join(' UNION ALL ')}) AS page ORDER BY id ${direction} LIMIT ${limit}`;
+}

@@ -30,5 +30,5 @@ FROM (SELECT * FROM ((SELECT id, name, status, category_id FROM pets
 WHERE id > $1 AND category_id = $2 AND status = $4
 ORDER BY id ASC LIMIT $3) UNION ALL (SELECT id, name, status, category_id FROM pets
 WHERE id > $1 AND category_id = $2 AND status = $5
-ORDER BY id ASC LIMIT $3)) AS merged ORDER BY id ASC LIMIT $3) AS p LEFT JOIN categories c ON c.id = p.category_id
+ORDER BY id ASC LIMIT $3)) AS page ORDER BY id ASC LIMIT $3) AS p LEFT JOIN categories c ON c.id = p.category_id
 ORDER BY p.id ASC;

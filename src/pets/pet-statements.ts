@@ -1,4 +1,4 @@
-import type { Statement } from '../database/statement.js';
+import { keysetPageSql, type Statement } from '../database/statement.js';
 import type { PetStatus } from './pet.entity.js';
 
 /** What v2 listPets filters on; absent = no condition. */
@@ -44,25 +44,19 @@ export const petStatements = {
     if (filter.categoryId !== undefined) {
       conditions.push(`category_id = ${param(filter.categoryId)}`);
     }
-    const direction = order === 'asc' ? 'ASC' : 'DESC';
     const limit = param(take);
-    const select = (extra: string[]) => {
-      const where = [...conditions, ...extra];
-      return `SELECT id, name, status, category_id FROM pets
-        ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
-        ORDER BY id ${direction} LIMIT ${limit}`;
-    };
-    const statuses = filter.statuses ?? [];
-    const page =
-      statuses.length <= 1
-        ? select(statuses.map((status) => `status = ${param(status)}`))
-        : `SELECT * FROM (${statuses
-            .map((status) => `(${select([`status = ${param(status)}`])})`)
-            .join(' UNION ALL ')}) AS merged ORDER BY id ${direction} LIMIT ${limit}`;
+    const statuses = (filter.statuses ?? []).map(param);
+    const page = keysetPageSql(
+      'SELECT id, name, status, category_id FROM pets',
+      conditions,
+      statuses,
+      order,
+      limit,
+    );
     return {
       sql: `SELECT ${PET_WITH_CATEGORY}
         FROM (${page}) AS p LEFT JOIN categories c ON c.id = p.category_id
-        ORDER BY p.id ${direction}`,
+        ORDER BY p.id ${order === 'asc' ? 'ASC' : 'DESC'}`,
       params,
     };
   },

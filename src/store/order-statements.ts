@@ -1,5 +1,5 @@
 import { withCompanions, type Companion } from '../database/companion-statements.js';
-import type { Statement } from '../database/statement.js';
+import { keysetPageSql, type Statement } from '../database/statement.js';
 import { outboxCompanion, outboxCtes } from '../webhooks/outbox.js';
 import type { OrderListFilter } from './dto/order-list.query.js';
 import { ORDER_JSON } from './order-json.js';
@@ -39,21 +39,15 @@ export const orderStatements = {
     if (filter.shipDateTo !== undefined) {
       conditions.push(`ship_date < ${param(filter.shipDateTo)}::timestamptz`);
     }
-    const direction = order === 'asc' ? 'ASC' : 'DESC';
     const limit = param(take);
-    const select = (extra: string[]) => {
-      const where = [...conditions, ...extra];
-      return `SELECT ${ORDER_JSON.columns()} FROM orders
-        ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
-        ORDER BY id ${direction} LIMIT ${limit}`;
-    };
-    const statuses = filter.statuses ?? [];
-    const sql =
-      statuses.length <= 1
-        ? select(statuses.map((status) => `status = ${param(status)}`))
-        : `SELECT * FROM (${statuses
-            .map((status) => `(${select([`status = ${param(status)}`])})`)
-            .join(' UNION ALL ')}) AS page ORDER BY id ${direction} LIMIT ${limit}`;
+    const statuses = (filter.statuses ?? []).map(param);
+    const sql = keysetPageSql(
+      `SELECT ${ORDER_JSON.columns()} FROM orders`,
+      conditions,
+      statuses,
+      order,
+      limit,
+    );
     return { sql, params };
   },
 
