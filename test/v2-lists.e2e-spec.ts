@@ -1,5 +1,6 @@
 import type { Response } from 'supertest';
 import { expectErrorResponse } from './support/http-assertions.js';
+import { NEXT_LINK, walkPages, type Page } from './support/pages.js';
 import { insertCategory, insertOrder, insertPet } from './support/factories.js';
 import { createTestApp, startAppInstance, type TestApp } from './support/test-app.js';
 
@@ -11,12 +12,6 @@ interface Order {
   complete: boolean;
   status: 'pending' | 'shipped' | 'cancelled';
 }
-interface Page<T> {
-  data: T[];
-  nextCursor: string | null;
-}
-
-const LINK = /^<([^>]+)>; rel="next"$/;
 
 /**
  * v2's paged lists (docs/api.md, Pages) on real PostgreSQL: walks that return exactly what one
@@ -40,31 +35,8 @@ describe('v2 paged lists (e2e)', () => {
   }
 
   /** Follows nextCursor (through the Link header, as a client can) to the end. */
-  async function walk<T>(first: string, between?: (page: number) => Promise<void>): Promise<T[]> {
-    const items: T[] = [];
-    let path: string | undefined = first;
-    for (let page = 0; path !== undefined; page++) {
-      const res = await get(path);
-      expect({ path, status: res.status }).toEqual({ path, status: 200 });
-      const body = res.body as Page<T>;
-      expect(Object.keys(body).sort()).toEqual(['data', 'nextCursor']);
-      items.push(...body.data);
-      const link = res.headers.link as string | undefined;
-      if (body.nextCursor === null) {
-        expect(link).toBeUndefined();
-        path = undefined;
-      } else {
-        expect(body.data.length).toBeGreaterThan(0);
-        const target = LINK.exec(link ?? '')?.[1];
-        expect(target).toBeDefined();
-        expect(new URL(target!, 'http://x').searchParams.get('cursor')).toBe(body.nextCursor);
-        path = target;
-        await between?.(page);
-      }
-      expect(page).toBeLessThan(500);
-    }
-    return items;
-  }
+  const walk = <T>(first: string, between?: (page: number) => Promise<void>): Promise<T[]> =>
+    walkPages<T>(get, first, { maxPages: 500, between });
 
   async function listV1(): Promise<Order[]> {
     return (await t.http.get('/v1/store/orders').set('Authorization', t.auth).expect(200))
@@ -165,7 +137,7 @@ describe('v2 paged lists (e2e)', () => {
       expect(res.headers.link).toBe(
         `</v2/store/orders?limit=2&cursor=${res.body.nextCursor}>; rel="next"`,
       );
-      const next = await get(LINK.exec(res.headers.link)![1]);
+      const next = await get(NEXT_LINK.exec(res.headers.link)![1]);
       expect({ status: next.status, data: next.body.data }).toEqual({
         status: 200,
         data: all.slice(4, 6),
@@ -188,7 +160,7 @@ describe('v2 paged lists (e2e)', () => {
             expect(res.status).toBe(200);
             own.specV2.check('listOrders', res);
             seen.push(...(res.body as Page<Order>).data.map((item) => item.id));
-            path = LINK.exec(res.headers.link ?? '')?.[1];
+            path = NEXT_LINK.exec(res.headers.link ?? '')?.[1];
             // Between pages: a new order, an unread one cancelled, a read one cancelled.
             await insertOrder(own.db, { petId: pet });
             const unread = ids.filter((id) => !seen.includes(id) && !cancelled.has(id));

@@ -2,6 +2,7 @@ import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { seedDemoData } from '../src/database/demo-seed.js';
 import { expectErrorResponse } from './support/http-assertions.js';
+import { walkPages } from './support/pages.js';
 import { insertCategory, insertPet } from './support/factories.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
@@ -11,12 +12,6 @@ interface Pet {
   category?: { id: number; name: string };
   status: 'available' | 'pending' | 'sold';
 }
-interface Page<T> {
-  data: T[];
-  nextCursor: string | null;
-}
-
-const LINK = /^<([^>]+)>; rel="next"$/;
 const STATUSES = ['available', 'pending', 'sold'] as const;
 
 /**
@@ -41,30 +36,7 @@ describe('v2 pets (e2e)', () => {
   }
 
   /** Follows nextCursor (through the Link header, as a client can) to the end. */
-  async function walk(first: string): Promise<Pet[]> {
-    const items: Pet[] = [];
-    let path: string | undefined = first;
-    for (let page = 0; path !== undefined; page++) {
-      const res = await get(path);
-      expect({ path, status: res.status }).toEqual({ path, status: 200 });
-      const body = res.body as Page<Pet>;
-      expect(Object.keys(body).sort()).toEqual(['data', 'nextCursor']);
-      items.push(...body.data);
-      const link = res.headers.link as string | undefined;
-      if (body.nextCursor === null) {
-        expect(link).toBeUndefined();
-        path = undefined;
-      } else {
-        expect(body.data.length).toBeGreaterThan(0);
-        const target = LINK.exec(link ?? '')?.[1];
-        expect(target).toBeDefined();
-        expect(new URL(target!, 'http://x').searchParams.get('cursor')).toBe(body.nextCursor);
-        path = target;
-      }
-      expect(page).toBeLessThan(100);
-    }
-    return items;
-  }
+  const walk = (first: string): Promise<Pet[]> => walkPages<Pet>(get, first, { maxPages: 100 });
 
   beforeAll(async () => {
     t = await createTestApp();
