@@ -248,9 +248,10 @@ async function serviceListStrategy(app: string): Promise<ListStrategy> {
     singleRows,
     description:
       `order list (the service's statements): one statement up to ${singleRows} orders ` +
-      `(LIST_SINGLE_QUERY_ROWS), else COPY … TO STDOUT in a read-only transaction; the ` +
-      `service parses the COPY's rows into strings and renders each, the raw baseline writes ` +
-      `the JSON from the COPY's bytes (bench/order-copy-json.ts)`,
+      `(LIST_SINGLE_QUERY_ROWS), else COPY … TO STDOUT in a read-only transaction; both ` +
+      `write the JSON from the COPY's bytes: the service with its resources' generic renderer ` +
+      `(ResourceJson.fromCopy), the raw baseline with one written for orders alone ` +
+      `(bench/order-copy-json.ts)`,
   };
 }
 

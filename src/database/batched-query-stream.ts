@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
-import { StringDecoder } from 'node:string_decoder';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
+import { JsonBytes } from './json-bytes.js';
+import type { RowJson } from './resource-json.js';
 
 /** A row as PostgreSQL sent it: each column's text, or null (no type parsing in Node). */
 export type TextRow = Array<string | null>;
@@ -15,8 +16,8 @@ export interface BatchedQueryOptions {
   statementTimeoutMs: number;
   /** Longest the whole stream may take, slow clients included. */
   streamTimeoutMs: number;
-  /** One row as JSON text. */
-  renderRow: (row: TextRow) => string;
+  /** The rows' JSON: from a row of text (one statement) and from a COPY row's bytes. */
+  json: RowJson;
   /**
    * Called when the list turns out longer than one statement carries, before its
    * transaction begins: throws to refuse (the stream fails before its first piece, so the
@@ -28,18 +29,11 @@ export interface BatchedQueryOptions {
 /** Columns as text: the renderer writes them out (numbers are already JSON, dates are fixed up). */
 const TEXT_TYPES = { getTypeParser: () => (value: string) => value };
 
+const NEWLINE = 0x0a;
+const COMMA = 0x2c;
+
 /** Named so operators and tests can find the long list's statement in pg_stat_activity. */
 const MARKER = '/* batched_query_stream */';
-
-/** A COPY text-format field's escapes (\\, \t, \n and the rest), as PostgreSQL writes them. */
-const COPY_ESCAPES: Record<string, string> = {
-  b: '\b',
-  f: '\f',
-  n: '\n',
-  r: '\r',
-  t: '\t',
-  v: '\v',
-};
 
 /**
  * The rows of a SELECT as one JSON array, in bytes, rendered in Node piece by piece as the rows
@@ -48,9 +42,10 @@ const COPY_ESCAPES: Record<string, string> = {
  * Up to `singleQueryRows` rows, one statement in one round trip (LIMIT n + 1 tells whether
  * there are more). Beyond that, the whole list is read again, consistently, inside one
  * read-only transaction: BEGIN and SET LOCAL timeouts in one message, then
- * `COPY (SELECT …) TO STDOUT`, whose text rows are parsed here, then COMMIT. COPY, not a cursor:
- * pg builds a message, an array and a string per field for every row it parses, and those
- * outlive young collections in numbers (see docs/performance.md); COPY's bytes do not. Nothing
+ * `COPY (SELECT …) TO STDOUT`, whose rows are rendered from their bytes into JSON bytes, then
+ * COMMIT. COPY, not a cursor: pg builds a message, an array and a string per field for every
+ * row it parses, and those outlive young collections in numbers (see docs/performance.md);
+ * COPY's bytes do not, nor does the JSON written from them (JsonBytes). Nothing
  * outlives the transaction, so the connection may be one PgBouncer shares per transaction.
  *
  * The connection goes back to the pool when the stream ends or fails with an SQL error. When
@@ -65,10 +60,9 @@ export class BatchedQueryStream extends Readable {
   private broken = false;
   private rowsSent = 0;
   private released = false;
-  private readonly decoder = new StringDecoder('utf8');
+  private readonly out = new JsonBytes();
   /** The start of a row whose end has not arrived yet. */
-  private partial = '';
-  private readonly fields: TextRow = [];
+  private carry: Buffer | undefined;
   private readonly timer: NodeJS.Timeout;
   private readonly onClientError = (): void => {
     this.broken = true;
@@ -154,8 +148,7 @@ export class BatchedQueryStream extends Readable {
     const copy = this.client.query(copyTo(`${MARKER} COPY (${this.options.select}) TO STDOUT`));
     this.copy = copy;
     copy.on('data', (chunk: Buffer) => {
-      const json = this.renderCopy(this.decoder.write(chunk));
-      if (json && !this.push(json)) copy.pause();
+      if (!this.pushAll(this.renderCopy(chunk))) copy.pause();
     });
     copy.once('error', (error: Error) => {
       this.copy = undefined;
@@ -179,34 +172,55 @@ export class BatchedQueryStream extends Readable {
 
   /** After the COPY's last row: COMMIT, the connection back, the `]`. */
   private async finish(): Promise<void> {
-    const rest = this.renderCopy(this.decoder.end());
-    if (this.partial !== '') throw new Error('the COPY ended in the middle of a row');
+    if (this.carry !== undefined) throw new Error('the COPY ended in the middle of a row');
     await this.client!.query('COMMIT');
     this.inTransaction = false;
     this.release();
-    if (!this.destroyed) this.push(`${rest}]`);
+    if (!this.destroyed) this.push(']');
   }
 
-  /** The complete rows in `text` (COPY's text format, after what came before) as JSON. */
-  private renderCopy(text: string): string {
-    const data = this.partial + text;
-    // One array for every row (the renderer keeps nothing) and no array of lines: the list's
-    // garbage is what sets its peak memory.
-    const fields = this.fields;
-    let json = '';
+  /** The JSON of the rows `chunk` (COPY's text format, after what came before) completes. */
+  private renderCopy(chunk: Buffer): Buffer[] {
     let start = 0;
-    for (let end = data.indexOf('\n'); end !== -1; end = data.indexOf('\n', start)) {
-      parseCopyRow(data, start, end, fields);
-      json += this.rendered(fields);
+    if (this.carry !== undefined) {
+      const newline = chunk.indexOf(NEWLINE);
+      if (newline === -1) {
+        this.carry = Buffer.concat([this.carry, chunk]);
+        return [];
+      }
+      const row = Buffer.concat([this.carry, chunk.subarray(0, newline)]);
+      this.carry = undefined;
+      this.renderCopyRow(row, 0, row.length);
+      start = newline + 1;
+    }
+    for (let end = chunk.indexOf(NEWLINE, start); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
+      this.renderCopyRow(chunk, start, end);
       start = end + 1;
     }
-    this.partial = data.slice(start);
-    return json;
+    // Copied: a view would keep the whole chunk in memory for one row's end.
+    if (start < chunk.length) this.carry = Buffer.from(chunk.subarray(start));
+    return this.out.take();
+  }
+
+  /** One COPY row, src[start, end), as JSON, after a comma unless it is the array's first. */
+  private renderCopyRow(src: Buffer, start: number, end: number): void {
+    if (this.rowsSent++ > 0) {
+      this.out.reserve(1);
+      this.out.byte(COMMA);
+    }
+    this.options.json.fromCopy(src, start, end, this.out);
+  }
+
+  /** Pushes each piece; false when the consumer's buffer is full. */
+  private pushAll(pieces: Buffer[]): boolean {
+    let more = true;
+    for (const piece of pieces) more = this.push(piece);
+    return more;
   }
 
   /** One row as JSON, after a comma unless it is the array's first. */
   private rendered(row: TextRow): string {
-    const json = this.options.renderRow(row);
+    const json = this.options.json.fromText(row);
     return this.rowsSent++ === 0 ? json : `,${json}`;
   }
 
@@ -294,26 +308,6 @@ interface CancelConnection {
   cancel(processID: number, secretKey: number): void;
 }
 
-/**
- * The row of COPY's text format in `data` from `start` to `end` (its newline) into `fields`:
- * fields split on tabs, `\N` for null, backslash escapes.
- */
-export function parseCopyRow(data: string, start: number, end: number, fields: TextRow): void {
-  fields.length = 0;
-  for (let from = start; ;) {
-    const tab = data.indexOf('\t', from);
-    const to = tab === -1 || tab > end ? end : tab;
-    const field = data.slice(from, to);
-    fields.push(field === '\\N' ? null : field.includes('\\') ? unescapeCopyField(field) : field);
-    if (to === end) return;
-    from = to + 1;
-  }
-}
-
-function unescapeCopyField(field: string): string {
-  // COPY TO writes only these escapes (never octal or hex ones, which are for COPY FROM).
-  return field.replace(/\\(.)/g, (_, char: string) => COPY_ESCAPES[char] ?? char);
-}
 /** Errors after which the connection is not worth keeping. */
 function isConnectionError(error: unknown): boolean {
   const code = (error as { code?: string } | null)?.code;

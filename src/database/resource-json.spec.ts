@@ -13,7 +13,15 @@ import type {
   WebhookSubscription,
 } from '../webhooks/webhook-subscription.repository.js';
 import type { TextRow } from './batched-query-stream.js';
-import { integer, parseTextArray, resourceJson, text } from './resource-json.js';
+import { JsonBytes } from './json-bytes.js';
+import {
+  copyFieldText,
+  integer,
+  parseTextArray,
+  resourceJson,
+  text,
+  type RowJson,
+} from './resource-json.js';
 
 /** Identity columns stop at 2^53 - 1 (the initial migration): the largest id the service assigns. */
 const LARGEST_ASSIGNED_ID = Number.MAX_SAFE_INTEGER;
@@ -21,7 +29,8 @@ const LARGEST_ASSIGNED_ID = Number.MAX_SAFE_INTEGER;
 /*
  * Each resource's renderings in Node, held byte for byte to JSON.stringify of its DTO: the
  * JSON text of a row as PostgreSQL writes it in text (COPY, the order list), for every value
- * the columns can hold. PostgreSQL's own rendering is held to the same text against a real
+ * the columns can hold, and the same JSON as bytes from the row's bytes in COPY's text format
+ * (the long list). PostgreSQL's own rendering is held to the same text against a real
  * server in test/resource-json.e2e-spec.ts.
  */
 
@@ -87,6 +96,38 @@ function dateOrNull(
   return timestamptzText(value, extraMicroseconds, bc ? 0 : offsetMinutes);
 }
 
+/** A text row as COPY TO writes it: tab-separated, `\\N` for null, its escapes, no newline. */
+function copyRow(row: TextRow): Buffer {
+  const escapes: Record<string, string> = {
+    '\\': '\\\\',
+    '\b': '\\b',
+    '\f': '\\f',
+    '\n': '\\n',
+    '\r': '\\r',
+    '\t': '\\t',
+    '\v': '\\v',
+  };
+  const fields = row.map((field) =>
+    field === null ? '\\N' : field.replace(/[\\\b\f\n\r\t\v]/g, (c) => escapes[c]),
+  );
+  return Buffer.from(fields.join('\t'), 'utf8');
+}
+
+/** `json`'s rendering of `row` from its COPY bytes, inside other bytes, in small buffers. */
+function fromCopy(json: Pick<RowJson, 'fromCopy'>, row: TextRow): string {
+  const bytes = copyRow(row);
+  const src = Buffer.concat([Buffer.from('x\ty\n'), bytes, Buffer.from('\nz')]);
+  const out = new JsonBytes(16);
+  json.fromCopy(src, 4, 4 + bytes.length, out);
+  return Buffer.concat(out.take()).toString('utf8');
+}
+
+/** What a property test asserts of each resource: the row's text and bytes, the same JSON. */
+function expectRenderings(json: RowJson, row: TextRow, expected: string): void {
+  expect(json.fromText(row)).toBe(expected);
+  expect(fromCopy(json, row)).toBe(expected);
+}
+
 // ---------------------------------------------------------------------------------------------
 
 describe('resource JSON', () => {
@@ -140,10 +181,12 @@ describe('resource JSON', () => {
       expect(dto.complete).toBe(status === OrderStatus.Shipped);
     });
 
-    it('from its text row, is JSON.stringify(OrderDto.from(order)) byte for byte', () => {
+    it('from its text row and its COPY bytes, is JSON.stringify(OrderDto.from(order)) byte for byte', () => {
       fc.assert(
         fc.property(order, dateText, (value, shipText) => {
-          expect(ORDER_JSON.fromText(textRow(value, shipText))).toBe(
+          expectRenderings(
+            ORDER_JSON,
+            textRow(value, shipText),
             JSON.stringify(OrderDto.from(value)),
           );
         }),
@@ -169,14 +212,14 @@ describe('resource JSON', () => {
         shipDate: new Date(iso),
         status: OrderStatus.Shipped,
       };
-      expect(ORDER_JSON.fromText(row)).toBe(JSON.stringify(OrderDto.from(value)));
+      expectRenderings(ORDER_JSON, row, JSON.stringify(OrderDto.from(value)));
       expect(OrderDto.from(value).shipDate).toBe(iso);
     });
 
     it('writes a text id beyond 2^53 - 1 digit for digit (ids stop there; none is rounded)', () => {
-      expect(
-        ORDER_JSON.fromText(['9223372036854775807', '9007199254740993', '1', null, 'pending']),
-      ).toBe(
+      expectRenderings(
+        ORDER_JSON,
+        ['9223372036854775807', '9007199254740993', '1', null, 'pending'],
         '{"id":9223372036854775807,"petId":9007199254740993,"quantity":1,"complete":false,"status":"pending"}',
       );
     });
@@ -202,12 +245,12 @@ describe('resource JSON', () => {
       );
     });
 
-    it('from its text row, is JSON.stringify(CategoryDto.from(category)) byte for byte', () => {
+    it('from its text row and its COPY bytes, is JSON.stringify(CategoryDto.from(category)) byte for byte', () => {
       expect(CATEGORY_JSON.columns()).toBe('id, name, description');
       fc.assert(
         fc.property(category, (value) => {
           const row: TextRow = [String(value.id), value.name, value.description];
-          expect(CATEGORY_JSON.fromText(row)).toBe(JSON.stringify(CategoryDto.from(value)));
+          expectRenderings(CATEGORY_JSON, row, JSON.stringify(CategoryDto.from(value)));
         }),
         { numRuns: 1000 },
       );
@@ -237,7 +280,7 @@ describe('resource JSON', () => {
       );
     });
 
-    it('from its text row, is JSON.stringify(WebhookDto.from(subscription)) byte for byte', () => {
+    it('from its text row and its COPY bytes, is JSON.stringify(WebhookDto.from(subscription)) byte for byte', () => {
       expect(WEBHOOK_JSON.columns()).toBe(
         'id, url, events, description, created_at AS "createdAt"',
       );
@@ -250,7 +293,7 @@ describe('resource JSON', () => {
             value.description,
             dateOrNull(value.createdAt, createdText),
           ];
-          expect(WEBHOOK_JSON.fromText(row)).toBe(JSON.stringify(WebhookDto.from(value)));
+          expectRenderings(WEBHOOK_JSON, row, JSON.stringify(WebhookDto.from(value)));
         }),
         { numRuns: 1000 },
       );
@@ -287,7 +330,7 @@ describe('resource JSON', () => {
       );
     });
 
-    it('from its text row, is JSON.stringify(WebhookDeliveryDto.from(delivery)) byte for byte', () => {
+    it('from its text row and its COPY bytes, is JSON.stringify(WebhookDeliveryDto.from(delivery)) byte for byte', () => {
       expect(WEBHOOK_DELIVERY_JSON.columns()).toBe(
         'id, event_id AS "eventId", event_type AS type, status, attempts, ' +
           'last_response_status AS "lastResponseStatus", last_attempt_at AS "lastAttemptAt", ' +
@@ -305,7 +348,9 @@ describe('resource JSON', () => {
             dateOrNull(value.lastAttemptAt, dates),
             dateOrNull(value.nextAttemptAt, dates),
           ];
-          expect(WEBHOOK_DELIVERY_JSON.fromText(row)).toBe(
+          expectRenderings(
+            WEBHOOK_DELIVERY_JSON,
+            row,
             JSON.stringify(WebhookDeliveryDto.from(value)),
           );
         }),
@@ -335,16 +380,45 @@ describe('resource JSON', () => {
 
     it('refuses a row without a value its JSON requires, rather than write a wrong answer', () => {
       expect(() => thing.fromText(['1', null])).toThrow(/"label": has no value/);
+      expect(() => fromCopy(thing, ['1', null])).toThrow(/"label": has no value/);
       expect(() => thing.view({ id: 1, name: null as unknown as string })).toThrow(
         /label has no value/,
       );
     });
 
+    it('refuses a COPY row with more or fewer fields than its columns', () => {
+      expect(() => fromCopy(thing, ['1'])).toThrow(/without 2 fields/);
+      expect(() => fromCopy(thing, ['1', 'x', 'y'])).toThrow(/without 2 fields/);
+    });
+
     it('writes a key under its own name, from the column it names', () => {
       expect(thing.fromText(['1', 'x'])).toBe('{"id":1,"label":"x"}');
+      expect(fromCopy(thing, ['1', 'x'])).toBe('{"id":1,"label":"x"}');
       expect(thing.sql('r')).toBe(
         `json_strip_nulls(json_build_object('id', r.id, 'label', r.name))`,
       );
+    });
+  });
+
+  describe("COPY's text format", () => {
+    it('undoes the backslash escapes COPY TO writes', () => {
+      // A tab, a newline, a carriage return, a backslash and the text "\N" inside fields.
+      const field = (text: string) => copyFieldText(Buffer.from(text), 0, Buffer.byteLength(text));
+      expect(field('a\\tb')).toBe('a\tb');
+      expect(field('x\\ny\\rz')).toBe('x\ny\rz');
+      expect(field('\\\\')).toBe('\\');
+      expect(field('\\\\N')).toBe('\\N');
+      expect(field('\\b\\f\\v é')).toBe('\b\f\v é');
+    });
+
+    it('writes every character below U+0080 of a text field as JSON.stringify does', () => {
+      const all = Array.from({ length: 128 }, (_, code) => String.fromCharCode(code))
+        .join('')
+        .slice(1);
+      const named = resourceJson<{ name: string }, unknown>({ name: 'name' }, [
+        { from: 'name', kind: text },
+      ]);
+      expect(fromCopy(named, [all])).toBe(JSON.stringify({ name: all }));
     });
   });
 

@@ -73,7 +73,7 @@ export class OrderRepository {
       singleQueryRows: LIST_SINGLE_QUERY_ROWS,
       statementTimeoutMs: this.db.statementTimeoutMs,
       streamTimeoutMs: this.db.streamTimeoutMs,
-      renderRow: ORDER_JSON.fromText,
+      json: ORDER_JSON,
       acquireCursorSlot: () => this.streamSlots.acquire(callerKeyId),
     });
     return (await stream.open()) ?? stream;
