@@ -5,12 +5,13 @@ FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 # No install scripts: nothing the build or the runtime needs has one (the embedded
-# PostgreSQL, which does, is a development dependency and unused in the image).
-RUN npm ci --ignore-scripts --no-audit --no-fund
+# PostgreSQL, which does, is a development dependency and unused in the image). The client
+# package (packages/client, an npm workspace) is not part of the service: --workspaces=false.
+RUN npm ci --ignore-scripts --no-audit --no-fund --workspaces=false
 COPY tsconfig.json tsconfig.build.json tsconfig.migrations.json ./
 COPY src ./src
 COPY migrations ./migrations
-RUN npm run build && npm prune --omit=dev --ignore-scripts
+RUN npm run build && npm prune --omit=dev --ignore-scripts --workspaces=false
 
 # ---- runtime: production dependencies and the compiled code, as a non-root user ----
 FROM node:24-bookworm-slim AS runtime

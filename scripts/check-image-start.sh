@@ -23,12 +23,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "-- build stage (npm ci --ignore-scripts, build, prune --omit=dev)"
+echo "-- build stage (npm ci --ignore-scripts --workspaces=false, build, prune --omit=dev)"
 mkdir -p "$work/build" "$work/app"
 cp package.json package-lock.json .npmrc tsconfig.json tsconfig.build.json tsconfig.migrations.json "$work/build/"
 cp -r src migrations "$work/build/"
-(cd "$work/build" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error \
-  && npm run build --silent && npm prune --omit=dev --ignore-scripts --loglevel=error)
+(cd "$work/build" && npm ci --ignore-scripts --no-audit --no-fund --workspaces=false --loglevel=error \
+  && npm run build --silent && npm prune --omit=dev --ignore-scripts --workspaces=false --loglevel=error)
 cp -r "$work/build/package.json" "$work/build/node_modules" "$work/build/dist" "$work/app/"
 cp CHANGELOG.md "$work/app/" # the runtime stage's COPY of it, served at /changelog
 chmod -R a+rX "$work"
