@@ -1,7 +1,13 @@
-import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import { Webhook } from 'standardwebhooks';
 import type { components } from './generated/v2.js';
 
-export { WebhookVerificationError };
+/**
+ * A delivery that did not verify. The client's own class, not the library's: the library's
+ * declarations need Node's types, and the client's must not (browsers).
+ */
+export class WebhookVerificationError extends Error {
+  override readonly name = 'WebhookVerificationError';
+}
 
 type Schemas = components['schemas'];
 
@@ -43,7 +49,7 @@ export function verifyWebhook(
   const payload = typeof body === 'string' ? body : new TextDecoder().decode(body);
   const plain = plainHeaders(headers);
   const secrets = typeof secret === 'string' ? [secret] : secret;
-  let failure: unknown = new WebhookVerificationError('No secret to verify with');
+  let failure: unknown;
   for (const candidate of secrets) {
     try {
       return new Webhook(candidate).verify(payload, plain) as WebhookEvent;
@@ -51,7 +57,8 @@ export function verifyWebhook(
       failure = error;
     }
   }
-  throw failure;
+  const reason = failure instanceof Error ? failure.message : 'No secret to verify with';
+  throw new WebhookVerificationError(reason, { cause: failure });
 }
 
 function plainHeaders(headers: WebhookHeaders): Record<string, string> {
