@@ -87,7 +87,7 @@ describe.each(DOCUMENTS)('the types generated from $url (e2e)', ({ version, url,
       const lines = { committed: committed.split('\n'), generated: generated[version].split('\n') };
       const at = lines.generated.findIndex((line, i) => line !== lines.committed[i]);
       throw new Error(
-        `test/generated/${file} is stale (${url}): run \`npm run client:types\` and commit it.\n` +
+        `packages/client/src/generated/${file} is stale (${url}): run \`npm run client:types\` and commit it.\n` +
           `First difference at line ${at + 1}:\n` +
           `  committed: ${lines.committed[at] ?? '(end of file)'}\n` +
           `  generated: ${lines.generated[at] ?? '(end of file)'}`,
@@ -96,7 +96,17 @@ describe.each(DOCUMENTS)('the types generated from $url (e2e)', ({ version, url,
   });
 });
 
-describe('a client generated from /docs-json (e2e)', () => {
+it("gives @petstore/client the v2 document's info.version", async () => {
+  const manifest = JSON.parse(
+    await readFile(new URL('../packages/client/package.json', import.meta.url), 'utf8'),
+  ) as { version: string };
+  const document = (await t.http.get('/openapi/v2.json').expect(200)).body as {
+    info: { version: string };
+  };
+  expect(manifest.version).toBe(document.info.version);
+});
+
+describe('a client generated from /openapi/v1.json (e2e)', () => {
   let client: Client<paths>;
 
   beforeAll(() => {
