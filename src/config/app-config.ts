@@ -51,6 +51,8 @@ export interface AppConfig {
     maxStreamsPerKey: ConfigValues['DB_MAX_STREAMS_PER_KEY'];
     migrateOnStart: ConfigValues['MIGRATE_ON_START'];
   };
+  /** DATABASE_REPLICA_URLS (none: empty) and REPLICA_MAX_LAG_MS. */
+  replicas: { urls: string[]; maxLagMs: ConfigValues['REPLICA_MAX_LAG_MS'] };
   webhooks: WebhookConfig;
   idempotency: {
     retentionSeconds: ConfigValues['IDEMPOTENCY_KEY_RETENTION_SECONDS'];
@@ -130,6 +132,7 @@ export function toAppConfig(v: ConfigValues): AppConfig {
       maxStreamsPerKey: v.DB_MAX_STREAMS_PER_KEY,
       migrateOnStart: v.MIGRATE_ON_START,
     },
+    replicas: { urls: v.DATABASE_REPLICA_URLS ?? [], maxLagMs: v.REPLICA_MAX_LAG_MS },
     webhooks: {
       dispatcherEnabled: v.WEBHOOK_DISPATCHER,
       allowPrivateTargets: v.WEBHOOK_ALLOW_PRIVATE_TARGETS,

@@ -10,6 +10,7 @@ import {
   trueOrFalse,
   trustProxy,
   url,
+  urlList,
   wholeNumber,
   type ValueKind,
 } from './value-kinds.js';
@@ -131,6 +132,20 @@ export const CONFIG_VARIABLES = {
     },
     example: 'pretty',
     doc: '`json` (one object per line) or `pretty` (development)',
+  }),
+  DATABASE_REPLICA_URLS: variable(urlList('postgres:', 'postgresql:'), {
+    example:
+      'postgres://postgres@replica-1:5432/petstore,postgres://postgres@replica-2:5432/petstore',
+    rule: {
+      problem:
+        "needs REDIS_URL (it carries each key's last write to every instance) and DATABASE_URL",
+      holds: (_urls, v): boolean => v.REDIS_URL !== undefined && v.DATABASE_URL !== undefined,
+    },
+    doc: "hot standbys of `DATABASE_URL` (directly or through their own PgBouncer) that take the listed reads, each only once it has replayed the calling key's last write (see [Operating](operating.md#read-replicas)); unset = every read on `DATABASE_URL`",
+  }),
+  REPLICA_MAX_LAG_MS: variable(wholeNumber(0, 3_600_000), {
+    default: 1000,
+    doc: 'a replica further behind the primary than this, or unreachable, takes no reads until it has caught up',
   }),
   DB_POOL_SIZE: variable(wholeNumber(1, 1000), {
     default: 10,

@@ -11,6 +11,8 @@ describe('configuration at start-up (real process)', () => {
     [{ REQUEST_TIMEOUT_MS: '20000', HEADERS_TIMEOUT_MS: '25000' }, 'HEADERS_TIMEOUT_MS'],
     [{ LOG_LEVEL: 'chatty' }, 'LOG_LEVEL'],
     [{ CHANGELOG_URL: 'changelog.example.test' }, 'CHANGELOG_URL'],
+    // Each key's last write reaches every instance through Redis: replicas need it.
+    [{ DATABASE_REPLICA_URLS: 'postgres://u@127.0.0.1:2/x' }, 'DATABASE_REPLICA_URLS'],
   ])('refuses %j: exit code 1 and one line naming %s', async (env, variable) => {
     const service = await startService(
       { DATABASE_URL: 'postgres://u@127.0.0.1:1/x', ...env },
