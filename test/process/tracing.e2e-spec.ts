@@ -125,6 +125,10 @@ describe('tracing (real process, OTLP receiver)', () => {
     expect(server.attributes['http.response.status_code']).toBe(200);
     expect(server.resource['service.name']).toBe('petstore-api');
 
+    // Express's handler span, under the server span, named by the same template.
+    const handler = spans.find((span) => span.name === 'handler /v2/store/orders/{orderId}');
+    expect(handler?.parentSpanId).toBe(server.spanId);
+
     const queries = spans.filter((span) => span.attributes['db.system.name'] === 'postgresql');
     const texts = queries.map((span) => span.attributes['db.query.text']).filter(Boolean);
     expect(texts.length).toBeGreaterThan(0);
@@ -161,6 +165,33 @@ describe('tracing (real process, OTLP receiver)', () => {
     ) as { trace_id?: string; span_id?: string };
     expect(line.trace_id).toBe(trace);
     expect(spans.map((span) => span.spanId)).toContain(line.span_id);
+  });
+
+  it('names a request no route matched by its method alone', async () => {
+    const service = await start();
+    const trace = traceId();
+    const res = await call(service, 'GET', '/v2/no/such/route', {
+      traceparent: `00-${trace}-${spanId()}-01`,
+    });
+    expect(res.status).toBe(404);
+    const [server] = await traceOf(trace, 'GET');
+    expect(server.attributes['http.route']).toBeUndefined();
+    expect(server.attributes['http.response.status_code']).toBe(404);
+  });
+
+  it('sends the spans it still holds when it stops on SIGTERM', async () => {
+    // A batch that would wait a minute: only the shutdown's flush can send it in time.
+    const service = await start({ OTEL_BSP_SCHEDULE_DELAY: '60000' });
+    const trace = traceId();
+    expect(
+      (await call(service, 'GET', '/v1/categories', { traceparent: `00-${trace}-${spanId()}-01` }))
+        .status,
+    ).toBe(200);
+    await new Promise((wait) => setTimeout(wait, 300));
+    expect(otlp.trace(trace)).toEqual([]);
+    service.child.kill('SIGTERM');
+    expect(await service.exited).toEqual({ code: 0, signal: null });
+    expect(otlp.trace(trace).some((span) => span.name === 'GET /v1/categories')).toBe(true);
   });
 
   it('delivers a webhook in the trace of the change: the attempt is a client span linked to it, the delivery carries its traceparent', async () => {
