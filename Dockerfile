@@ -33,4 +33,6 @@ USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "dist/main"]
+# The tracing preload loads nothing unless the OTEL_* variables turn tracing on
+# (docs/operating.md, Tracing); it must come before main so the instrumentations patch its imports.
+CMD ["node", "--import", "./dist/tracing/register.js", "dist/main"]

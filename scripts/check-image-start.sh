@@ -40,13 +40,13 @@ fi
 node_options="$(sed -n '/ AS runtime$/,$p' Dockerfile | grep -o 'NODE_OPTIONS="[^"]*"' | head -1 | cut -d'"' -f2)"
 [ -n "$node_options" ] || { echo "FAIL: the Dockerfile's runtime stage sets no NODE_OPTIONS" >&2; exit 1; }
 
-echo "-- runtime stage: node dist/main as user nobody, NODE_OPTIONS=$node_options"
+echo "-- runtime stage: node --import ./dist/tracing/register.js dist/main as user nobody, NODE_OPTIONS=$node_options"
 psql "$ADMIN_URL" -qc "CREATE DATABASE $DB" >/dev/null
 port="$(node -e "const s=require('net').createServer().listen(0,()=>{console.log(s.address().port);s.close()})")"
 db_url="$(node -e "const u=new URL(process.argv[1]);u.pathname='/$DB';console.log(u.href)" "$ADMIN_URL")"
 as_user=(); [ "$(id -u)" = 0 ] && as_user=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
 (cd "$work/app" && exec env -i PATH="$PATH" NODE_ENV=production NODE_OPTIONS="$node_options" PORT="$port" DATABASE_URL="$db_url" \
-  BOOTSTRAP_API_KEY="$KEY" SEED_DEMO=true LOG_LEVEL=warn "${as_user[@]}" "$NODE24" dist/main) &
+  BOOTSTRAP_API_KEY="$KEY" SEED_DEMO=true LOG_LEVEL=warn "${as_user[@]}" "$NODE24" --import ./dist/tracing/register.js dist/main) &
 server_pid=$!
 
 for _ in $(seq 1 60); do
@@ -75,7 +75,7 @@ wait "$server_pid" || true
 server_pid=""
 
 echo "-- without DATABASE_URL, the production install explains itself"
-out="$(cd "$work/app" && env -i PATH="$PATH" NODE_ENV=production PETSTORE_DATA_DIR="$work/data" "$NODE24" dist/main 2>&1 || true)"
+out="$(cd "$work/app" && env -i PATH="$PATH" NODE_ENV=production PETSTORE_DATA_DIR="$work/data" "$NODE24" --import ./dist/tracing/register.js dist/main 2>&1 || true)"
 grep -q "DATABASE_URL is not set" <<<"$out" || { echo "FAIL: unexpected output: $out" >&2; exit 1; }
 echo "ok: $(head -1 <<<"$out")"
 echo "image start path: passed"
