@@ -311,9 +311,10 @@ async function main() {
   const paths = listed.filter((path) => path !== '/v1/store/orders');
   let traffic = load(KEY_B, paths);
   await sleep(1000);
+  const stopping = Date.now();
   await standby('stop', '-m', 'fast', '-w');
   const stoppedAt = Date.now();
-  say('standby stopped (pg_ctl stop -m fast)');
+  say(`standby stopped (pg_ctl stop -m fast, ${stoppedAt - stopping} ms)`);
   await sleep(1000);
   const atOneSecond = await allReads();
   await sleep(1000);

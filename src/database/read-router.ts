@@ -235,7 +235,10 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
     return ready[Math.floor(Math.random() * ready.length)];
   }
 
-  /** One round: the primary's position first, then every replica's against it. */
+  /**
+   * One round: the primary's position first, then every replica's against it. A replica's poll
+   * is not waited for: one that hangs (up to its 1 s timeout) must not hold the others' polls.
+   */
   private async poll(): Promise<void> {
     if (this.polling) return;
     this.polling = true;
@@ -251,7 +254,7 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
       } catch {
         // The primary not answering: the lag is measured against what it said last.
       }
-      await Promise.all(this.replicas.map((replica) => replica.poll(this.samples)));
+      for (const replica of this.replicas) void replica.poll(this.samples);
     } finally {
       this.polling = false;
     }

@@ -42,6 +42,7 @@ export class Replica {
   lagMs = Infinity;
   private seenAt = 0;
   private poller: pg.Client | undefined;
+  private polling = false;
 
   constructor(
     private readonly url: string,
@@ -60,8 +61,13 @@ export class Replica {
     this.pool.on('error', () => undefined);
   }
 
-  /** Reads its replay position; a failure marks it down until a poll succeeds. */
+  /**
+   * Reads its replay position; a failure marks it down until a poll succeeds. A poll still
+   * under way (a replica that does not answer) is not doubled.
+   */
   async poll(samples: readonly PrimarySample[]): Promise<void> {
+    if (this.polling) return;
+    this.polling = true;
     try {
       this.poller ??= await this.connectPoller();
       const { rows } = await this.poller.query<{ replayed: string | null }>(
@@ -75,6 +81,8 @@ export class Replica {
       this.seenAt = Date.now();
     } catch {
       this.markDown();
+    } finally {
+      this.polling = false;
     }
   }
 
