@@ -4,7 +4,7 @@ import type { OpenAPIObject } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { authenticateUndecodablePaths } from './auth/undecodable-path.middleware.js';
 import { API_VERSION_PREFIXES, type ApiVersion } from './common/api-version.js';
-import { answerRouteNotFound } from './common/errors/all-exceptions.filter.js';
+import { sendRouteNotFound } from './common/errors/all-exceptions.filter.js';
 import { corsOptions } from './common/http/cors.js';
 import { refuseUnmetHttpRequirements } from './common/http/http-semantics.middleware.js';
 import { configureHttpServer } from './common/http/http-server.js';
@@ -16,7 +16,7 @@ import { setupOpenApi } from './common/openapi/openapi-documents.js';
 import type { AppConfig } from './config/app-config.js';
 import { AppLogger } from './logging/app-logger.js';
 import { HTTP_LOGGER, type HttpLogger } from './logging/logging.module.js';
-import { httpMetricsMiddleware, httpRefusalCounter } from './metrics/http-metrics.js';
+import { httpMetricsMiddleware, httpRejectionCounter } from './metrics/http-metrics.js';
 import { MetricsService } from './metrics/metrics.service.js';
 import { RateLimiter } from './rate-limit/rate-limiter.js';
 
@@ -47,10 +47,10 @@ export async function configureApp(
   const httpLogger = app.get<HttpLogger>(HTTP_LOGGER);
   // Timeouts, and the Error body on what Node's HTTP server would answer bare (headers too
   // large, not HTTP, too slow); what it answers before a request exists is logged and counted.
-  const countRefusal = metrics.enabled ? httpRefusalCounter(metrics) : undefined;
-  configureHttpServer(app.getHttpServer(), config.http, (refusal) => {
-    httpLogger.refused(refusal);
-    countRefusal?.(refusal.answer.status);
+  const countRejection = metrics.enabled ? httpRejectionCounter(metrics) : undefined;
+  configureHttpServer(app.getHttpServer(), config.http, (rejection) => {
+    httpLogger.refused(rejection);
+    countRejection?.(rejection.answer.status);
   });
   // First, so every answer is measured, the ones refused by later middleware too.
   if (metrics.enabled) app.use(httpMetricsMiddleware(metrics));
@@ -74,6 +74,6 @@ export async function configureApp(
   const documents = setupOpenApi(app, config);
   await app.init();
   // After every route: whatever Nest's own not-found handler leaves gets the Error body too.
-  app.use(answerRouteNotFound);
+  app.use(sendRouteNotFound);
   return documents;
 }

@@ -123,7 +123,7 @@ describe('@petstore/client, v2 (e2e)', () => {
     });
   });
 
-  it('throws the typed PetstoreError of each refusal', async () => {
+  it('throws the typed PetstoreError of each rejection', async () => {
     const failures = await Promise.all([
       client.v2.orders.get(999_999_999).catch((e: unknown) => e),
       client.v2.orders.place({ petId: 999_999_999, quantity: 1 }).catch((e: unknown) => e),

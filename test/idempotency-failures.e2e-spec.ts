@@ -53,7 +53,7 @@ describe('Idempotency-Key when the create fails (e2e)', () => {
     const name = `fail_${table}_${event.toLowerCase().replace(/ /g, '_')}`;
     await t.db.query(`
       CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS
-        $$ BEGIN RAISE EXCEPTION 'injected refusal' USING ERRCODE = '${sqlstate}'; END $$;
+        $$ BEGIN RAISE EXCEPTION 'injected rejection' USING ERRCODE = '${sqlstate}'; END $$;
       CREATE TRIGGER ${name} BEFORE ${event} ON ${table}
         FOR EACH ROW EXECUTE FUNCTION ${name}();`);
     return `DROP TRIGGER IF EXISTS ${name} ON ${table}; DROP FUNCTION IF EXISTS ${name}();`;

@@ -122,7 +122,7 @@ describe('Idempotency-Key on placeOrder and createCategory (e2e)', () => {
     });
   });
 
-  describe('the operation’s own refusals are remembered', () => {
+  describe('the operation’s own rejections are remembered', () => {
     it('409 CATEGORY_EXISTS is replayed even once the name is free again', async () => {
       const key = newKey();
       const name = `taken-${key}`;
@@ -518,16 +518,19 @@ describe('Idempotency-Key on placeOrder and createCategory (e2e)', () => {
         [key],
       );
       const before = await countRows(t.db, 'orders');
-      const companion = repository.recordingCompanion(result.claimed, {
+      const attachedWrite = repository.recordingAttachedWrite(result.claimed, {
         bodySql: orderJson('main'),
         locationPrefix: '/v1/store/orders/',
-        refusal: { status: 422, body: '{}' },
+        rejection: { status: 422, body: '{}' },
         retentionSeconds: 60,
       });
       const { order, outputs } = await t.app
         .get(OrderRepository)
-        .insertForExistingPet(String(petId), 1, null, [companion]);
-      expect({ order, recorded: outputs[companion.name] }).toEqual({ order: null, recorded: null });
+        .insertForExistingPet(String(petId), 1, null, [attachedWrite]);
+      expect({ order, recorded: outputs[attachedWrite.name] }).toEqual({
+        order: null,
+        recorded: null,
+      });
       expect(await countRows(t.db, 'orders')).toBe(before);
     });
 

@@ -239,7 +239,7 @@ describe('Prometheus metrics on METRICS_PORT (e2e)', () => {
     `POST /v1/categories HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${auth}\r\n` +
     'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":';
 
-  it('counts a body slower than REQUEST_TIMEOUT_MS as 408 on its route, slow headers as a refusal', async () => {
+  it('counts a body slower than REQUEST_TIMEOUT_MS as 408 on its route, slow headers as a rejection', async () => {
     const { key } = await import('../src/auth/api-keys.service.js').then(({ ApiKeysService }) =>
       t.app.get(ApiKeysService).issue('slow-body'),
     );

@@ -403,7 +403,7 @@ describe('webhook subscriptions: /v2/webhooks (e2e)', () => {
       expectReplayOf(await createWithKey(key, body), mine);
     });
 
-    it('remembers 409 WEBHOOK_LIMIT_REACHED, the operation’s own refusal, even once a place is free', async () => {
+    it('remembers 409 WEBHOOK_LIMIT_REACHED, the operation’s own rejection, even once a place is free', async () => {
       for (let i = 0; i < 20; i++) {
         await create({ url: PUBLIC_URL, events: ['order.placed'] }).expect(201);
       }

@@ -8,7 +8,7 @@ import { NEXT_PAGE_LINK_HEADER, PageDto } from '../common/pagination/page.dto.js
 import { ApiPageQuery } from '../common/pagination/page-query.decorator.js';
 import type { PageQuery } from '../common/pagination/page-query.js';
 import { Paginator, type Page } from '../common/pagination/paginator.js';
-import type { IdempotentAnswer, IdempotentRequest } from '../idempotency/idempotency.service.js';
+import type { IdempotentResponse, IdempotentRequest } from '../idempotency/idempotency.service.js';
 import { IdempotencyKey } from '../idempotency/idempotent.decorator.js';
 import { CategoriesService } from './categories.service.js';
 import { CreateCategoryOperation } from './category-operations.js';
@@ -69,7 +69,7 @@ export class CategoriesV2Controller {
   create(
     @Body() body: CreateCategoryDto,
     @IdempotencyKey() idempotency: IdempotentRequest | undefined,
-  ): Promise<CategoryDto | IdempotentAnswer> {
+  ): Promise<CategoryDto | IdempotentResponse> {
     return this.categories.create(body, idempotency);
   }
 }

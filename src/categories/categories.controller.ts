@@ -1,7 +1,7 @@
 import { Body, Controller, Get } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrorResponses } from '../common/errors/api-error-responses.decorator.js';
-import type { IdempotentAnswer, IdempotentRequest } from '../idempotency/idempotency.service.js';
+import type { IdempotentResponse, IdempotentRequest } from '../idempotency/idempotency.service.js';
 import { IdempotencyKey } from '../idempotency/idempotent.decorator.js';
 import { CategoriesService } from './categories.service.js';
 import { CreateCategoryOperation } from './category-operations.js';
@@ -30,7 +30,7 @@ export class CategoriesController {
   create(
     @Body() body: CreateCategoryDto,
     @IdempotencyKey() idempotency: IdempotentRequest | undefined,
-  ): Promise<CategoryDto | IdempotentAnswer> {
+  ): Promise<CategoryDto | IdempotentResponse> {
     return this.categories.create(body, idempotency);
   }
 }

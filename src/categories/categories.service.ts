@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import {
   IdempotencyService,
-  type IdempotentAnswer,
+  type IdempotentResponse,
   type IdempotentRequest,
 } from '../idempotency/idempotency.service.js';
 import { categoryJson } from './category-json.js';
@@ -39,15 +39,15 @@ export class CategoriesService {
   create(
     body: CreateCategoryDto,
     idempotency?: IdempotentRequest,
-  ): Promise<CategoryDto | IdempotentAnswer> {
+  ): Promise<CategoryDto | IdempotentResponse> {
     return this.idempotency.create(idempotency, {
       bodySql: categoryJson('main'),
-      refusal: () => new CategoryExistsError(body.name),
-      insert: async (companions) => {
+      rejection: () => new CategoryExistsError(body.name),
+      insert: async (attachedWrites) => {
         const { category, outputs } = await this.categories.insertUnlessNameTaken(
           body.name,
           body.description ?? null,
-          companions,
+          attachedWrites,
         );
         return { created: category, outputs };
       },

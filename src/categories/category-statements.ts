@@ -1,6 +1,6 @@
-import { withCompanions, type Companion } from '../database/companion-statements.js';
+import { withAttachedWrites, type AttachedWrite } from '../database/attached-writes.js';
 import type { Statement } from '../database/statement.js';
-import { outboxCompanion } from '../webhooks/outbox.js';
+import { outboxWrite } from '../webhooks/outbox.js';
 import { CATEGORY_JSON } from './category-json.js';
 
 /*
@@ -33,21 +33,21 @@ export const categoryStatements = {
   /**
    * Inserts the category with its category.created event, unless the name is taken (ignoring
    * case): then no row is inserted and no event recorded. Answers the category's columns (null
-   * when refused) and each companion's output by name.
+   * when refused) and each attached write's output by name.
    */
   insertUnlessNameTaken(
     name: string,
     description: string | null,
-    companions: readonly Companion[] = [],
+    attachedWrites: readonly AttachedWrite[] = [],
   ): Statement {
-    return withCompanions(
+    return withAttachedWrites(
       (gate) => ({
         sql: `INSERT INTO categories (name, description) SELECT $1, $2 WHERE ${gate}
               ON CONFLICT ((lower(name))) DO NOTHING
               RETURNING ${CATEGORY_JSON.columns()}`,
         params: [name, description],
       }),
-      [outboxCompanion('category.created', CATEGORY_JSON.sql), ...companions],
+      [outboxWrite('category.created', CATEGORY_JSON.sql), ...attachedWrites],
     );
   },
 };

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import type { Companion } from '../database/companion-statements.js';
+import type { AttachedWrite } from '../database/attached-writes.js';
 import { ReadRouter } from '../database/read-router.js';
 import { runStatement } from '../database/statement.js';
 import { categoryStatements } from './category-statements.js';
@@ -49,23 +49,23 @@ export class CategoryRepository {
   /**
    * Inserts the category with its category.created event; null when the name is taken
    * (ignoring case). One statement: the unique index decides, so two concurrent creates of one
-   * name cannot both succeed, and a refused one records no event. Companions
-   * (src/database/companion-statements.ts) commit with it; their outputs are answered by name.
+   * name cannot both succeed, and a refused one records no event. Attached writes
+   * (src/database/attached-writes.ts) commit with it; their outputs are answered by name.
    */
   async insertUnlessNameTaken(
     name: string,
     description: string | null,
-    companions: readonly Companion[] = [],
+    attachedWrites: readonly AttachedWrite[] = [],
   ): Promise<{ category: CategoryEntity | null; outputs: Record<string, unknown> }> {
     const rows = await runStatement<CategoryRow & Record<string, unknown>>(
       this.categories,
-      categoryStatements.insertUnlessNameTaken(name, description, companions),
+      categoryStatements.insertUnlessNameTaken(name, description, attachedWrites),
     );
     const row = rows[0];
     const outputs = Object.fromEntries(
-      companions.map((companion) => [companion.name, row?.[companion.name] ?? null]),
+      attachedWrites.map((write) => [write.name, row?.[write.name] ?? null]),
     );
-    // With companions, the category's columns are null when it inserted nothing.
+    // With attachedWrites, the category's columns are null when it inserted nothing.
     return { category: row && row.id !== null ? toCategory(row) : null, outputs };
   }
 }

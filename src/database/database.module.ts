@@ -30,7 +30,7 @@ export class DatabaseModule {
               new Logger('Database').log(`applied migrations: ${applied.join(', ')}`);
             }
             return {
-              ...(await typeOrmOptions(databaseUrl, db, { answerDeadline: true })),
+              ...(await typeOrmOptions(databaseUrl, db, { responseDeadline: true })),
               autoLoadEntities: true,
               // Start-up fails fast with one clear error instead of retrying for half a minute.
               retryAttempts: 0,

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { AppConfig } from '../config/app-config.js';
-import { clientWithAnswerDeadline } from './answer-deadline.js';
+import { clientWithResponseDeadline } from './response-deadline.js';
 import { parseWalPosition, type WalPosition } from './wal-position.js';
 
 /** A replica whose last answer to the poll is older than this takes no reads. */
@@ -55,7 +55,7 @@ export class Replica {
       application_name: 'petstore-api',
       max: db.poolSize,
       connectionTimeoutMillis: db.connectTimeoutMs,
-      Client: clientWithAnswerDeadline(db.connectTimeoutMs + db.statementTimeoutMs),
+      Client: clientWithResponseDeadline(db.connectTimeoutMs + db.statementTimeoutMs),
     });
     // An idle connection that breaks (the replica stopped) must not crash the process.
     this.pool.on('error', () => undefined);

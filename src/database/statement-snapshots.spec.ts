@@ -13,7 +13,7 @@ import { orderStatements } from '../store/order-statements.js';
 import { webhookDeliveryStatements } from '../webhooks/webhook-delivery-statements.js';
 import { webhookJson } from '../webhooks/webhook-json.js';
 import { webhookSubscriptionStatements } from '../webhooks/webhook-subscription-statements.js';
-import type { Companion } from './companion-statements.js';
+import type { AttachedWrite } from './attached-writes.js';
 import type { Statement } from './statement.js';
 
 /*
@@ -32,7 +32,7 @@ const ROOT = new URL('../../', import.meta.url);
 interface Case {
   builder: string;
   title: string;
-  made: Statement | Companion;
+  made: Statement | AttachedWrite;
 }
 
 interface Snapshot {
@@ -48,10 +48,10 @@ const SECRET = Buffer.alloc(32, 7);
 const CLAIM = { id: '11', token: '6f1c3b0e-1d2a-4c5b-9e8f-7a6b5c4d3e2f' };
 /** The record an Idempotency-Key create completes in its own statement. */
 const recording = (bodySql: string, locationPrefix: string | null) =>
-  idempotencyStatements.recordAnswer(CLAIM, {
+  idempotencyStatements.recordResponse(CLAIM, {
     bodySql,
     locationPrefix,
-    refusal: { status: 409, body: '{"code":"…","message":"…","status":409}' },
+    rejection: { status: 409, body: '{"code":"…","message":"…","status":409}' },
     retentionSeconds: 86400,
   });
 
@@ -295,7 +295,7 @@ const SNAPSHOTS: Snapshot[] = [
         made: idempotencyStatements.takeOver('11', Buffer.alloc(32, 1), CLAIM.token, 60, 86400),
       },
       {
-        builder: 'recordAnswer',
+        builder: 'recordResponse',
         title: "a create's record (the create's own statements show it in place)",
         made: recording('<the resource json over main>', '/v1/store/orders/'),
       },
@@ -361,23 +361,20 @@ function caseText({ builder, title, made }: Case): string {
   if (!('name' in made)) {
     return [heading, ...params(made.params), `${shown(made.sql)};`].join('\n');
   }
-  // A companion: its parts, as withCompanions places them (src/database/companion-statements.ts).
-  const companion = made;
+  // An attached write: its parts, as withAttachedWrites places them (src/database/attached-writes.ts).
+  const write = made;
   return [
     heading,
-    ...params(companion.params),
-    ...(companion.guard === undefined
+    ...params(write.params),
+    ...(write.guard === undefined
       ? []
-      : [`-- guard, ${companion.name}_guard:`, `${shown(companion.guard)};`]),
-    ...(companion.ctes ?? []).flatMap((cte) => ['-- before it:', `${shown(cte)};`]),
-    `-- ${companion.name}:`,
-    `${shown(companion.sql)};`,
-    ...(companion.output === undefined
+      : [`-- guard, ${write.name}_guard:`, `${shown(write.guard)};`]),
+    ...(write.ctes ?? []).flatMap((cte) => ['-- before it:', `${shown(cte)};`]),
+    `-- ${write.name}:`,
+    `${shown(write.sql)};`,
+    ...(write.output === undefined
       ? []
-      : [
-          `-- output "${companion.name}":`,
-          `SELECT ${shown(companion.output)} FROM ${companion.name};`,
-        ]),
+      : [`-- output "${write.name}":`, `SELECT ${shown(write.output)} FROM ${write.name};`]),
   ].join('\n');
 }
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { DataSourceOptions, MigrationInterface } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
-import { clientWithAnswerDeadline } from './answer-deadline.js';
+import { clientWithResponseDeadline } from './response-deadline.js';
 
 type MigrationClass = new () => MigrationInterface;
 
@@ -22,16 +22,16 @@ export async function loadMigrations(): Promise<MigrationClass[]> {
 export const MIGRATIONS_TABLE = 'typeorm_migrations';
 
 /**
- * TypeORM options shared by the app, the CLI and the tests. `answerDeadline`, for the requests'
+ * TypeORM options shared by the app, the CLI and the tests. `responseDeadline`, for the requests'
  * pool: each statement is answered within DB_CONNECT_TIMEOUT_MS + DB_STATEMENT_TIMEOUT_MS or
- * its connection is dropped (answer-deadline.ts), the longest the service waits for a connection
+ * its connection is dropped (response-deadline.ts), the longest the service waits for a connection
  * (through PgBouncer, the wait for a server connection comes after the statement is sent) plus
  * the longest a server runs one. Not for migrations, which run without a statement timeout.
  */
 export async function typeOrmOptions(
   url: string,
   db: AppConfig['db'],
-  { answerDeadline = false }: { answerDeadline?: boolean } = {},
+  { responseDeadline = false }: { responseDeadline?: boolean } = {},
 ): Promise<DataSourceOptions> {
   return {
     type: 'postgres',
@@ -47,8 +47,8 @@ export async function typeOrmOptions(
       // An exhausted pool fails fast. Statement timeouts are the role's settings
       // (prepare-database.ts): PgBouncer refuses them as startup parameters.
       connectionTimeoutMillis: db.connectTimeoutMs,
-      ...(answerDeadline && {
-        Client: clientWithAnswerDeadline(db.connectTimeoutMs + db.statementTimeoutMs),
+      ...(responseDeadline && {
+        Client: clientWithResponseDeadline(db.connectTimeoutMs + db.statementTimeoutMs),
       }),
     },
   };

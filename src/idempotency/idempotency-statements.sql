@@ -41,7 +41,7 @@ WITH taken AS (
 )
 SELECT id FROM taken;
 
--- recordAnswer: a create's record (the create's own statements show it in place)
+-- recordResponse: a create's record (the create's own statements show it in place)
 -- parameters: "11", "6f1c3b0e-1d2a-4c5b-9e8f-7a6b5c4d3e2f", 409, "{\"code\":\"…\",\"message\":\"…\",\"status\":409}", "/v1/store/orders/", 86400
 -- guard, idempotency_guard:
 SELECT id FROM idempotency_keys WHERE id = $1 AND lock_token = $2 FOR UPDATE;

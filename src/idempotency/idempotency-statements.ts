@@ -1,15 +1,15 @@
-import type { Companion } from '../database/companion-statements.js';
+import type { AttachedWrite } from '../database/attached-writes.js';
 import type { Statement } from '../database/statement.js';
 import type { Claim, IdempotencyScope } from './idempotency.repository.js';
 
-/** What a create's statement records under a claimed key (see recordAnswer). */
-export interface AnswerToRecord {
+/** What a create's statement records under a claimed key (see recordResponse). */
+export interface ResponseToRecord {
   /** The created resource as the API shows it: SQL (json) over the created row `main`. */
   bodySql: string;
   /** Location of the created resource is this followed by its id; null: no Location. */
   locationPrefix: string | null;
-  /** The answer when the statement creates nothing (the operation's own refusal). */
-  refusal: { status: number; body: string };
+  /** The answer when the statement creates nothing (the operation's own rejection). */
+  rejection: { status: number; body: string };
   retentionSeconds: number;
 }
 
@@ -97,13 +97,13 @@ export const idempotencyStatements = {
   },
 
   /**
-   * The companion (src/database/companion-statements.ts) that completes a claimed record in
+   * The attached write (src/database/attached-writes.ts) that completes a claimed record in
    * the statement that creates the resource: it locks the record first, and the create writes
    * only while the claim still holds it. The answer is the created row rendered by `bodySql`
-   * (json, over `main`) with 201 and Location `locationPrefix` + id, or `refusal` when the
+   * (json, over `main`) with 201 and Location `locationPrefix` + id, or `rejection` when the
    * statement created nothing. Its output: the recorded status, body and location.
    */
-  recordAnswer(claim: Claim, answer: AnswerToRecord): Companion {
+  recordResponse(claim: Claim, answer: ResponseToRecord): AttachedWrite {
     return {
       name: 'idempotency',
       guard: `SELECT id FROM idempotency_keys WHERE id = $1 AND lock_token = $2 FOR UPDATE`,
@@ -121,8 +121,8 @@ export const idempotencyStatements = {
       params: [
         claim.id,
         claim.token,
-        answer.refusal.status,
-        answer.refusal.body,
+        answer.rejection.status,
+        answer.rejection.body,
         answer.locationPrefix,
         answer.retentionSeconds,
       ],

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import type { Companion } from '../database/companion-statements.js';
+import type { AttachedWrite } from '../database/attached-writes.js';
 import { runStatement } from '../database/statement.js';
 import {
   idempotencyStatements as statements,
-  type AnswerToRecord,
+  type ResponseToRecord,
 } from './idempotency-statements.js';
 
 /** Whose key it is: the API key, the version and the operation (docs/api.md, Idempotency-Key). */
@@ -17,7 +17,7 @@ export interface IdempotencyScope {
 }
 
 /** An answer as remembered: status, body (JSON text, as sent) and Location. */
-export interface StoredAnswer {
+export interface StoredResponse {
   status: number;
   body: string;
   location: string | null;
@@ -39,7 +39,7 @@ export interface ExistingRecord {
   running: boolean;
   /** `in_progress` whose lock has expired: its request ended without an answer (a crash). */
   abandoned: boolean;
-  answer: StoredAnswer | null;
+  answer: StoredResponse | null;
 }
 
 export type ClaimResult = { claimed: Claim } | { existing: ExistingRecord } | { raced: true };
@@ -56,7 +56,7 @@ interface ClaimRow {
   response_location: string | null;
 }
 
-/** The companion's output: what it recorded, or null when the claim was lost. */
+/** The attached write's output: what it recorded, or null when the claim was lost. */
 interface RecordedRow {
   status: number;
   body: string;
@@ -128,15 +128,15 @@ export class IdempotencyRepository {
   }
 
   /**
-   * The companion that completes a claimed record in the statement that creates the resource
-   * (see idempotencyStatements.recordAnswer); IdempotencyRepository.recorded reads its output.
+   * The attached write that completes a claimed record in the statement that creates the resource
+   * (see idempotencyStatements.recordResponse); IdempotencyRepository.recorded reads its output.
    */
-  recordingCompanion(claim: Claim, answer: AnswerToRecord): Companion {
-    return statements.recordAnswer(claim, answer);
+  recordingAttachedWrite(claim: Claim, answer: ResponseToRecord): AttachedWrite {
+    return statements.recordResponse(claim, answer);
   }
 
-  /** Reads the recording companion's output column: null when the claim was lost. */
-  static recorded(output: unknown): StoredAnswer | null {
+  /** Reads the recording attached write's output column: null when the claim was lost. */
+  static recorded(output: unknown): StoredResponse | null {
     if (output === null || output === undefined) return null;
     const row = output as RecordedRow;
     return { status: row.status, body: row.body, location: row.location };

@@ -8,14 +8,14 @@ import { DomainError, ServiceUnavailableError } from '../common/errors/domain-er
 import type { ErrorCode } from '../common/errors/error-code.js';
 import type { AppConfig } from '../config/app-config.js';
 import { InjectConfig } from '../config/app-config.provider.js';
-import type { Companion } from '../database/companion-statements.js';
+import type { AttachedWrite } from '../database/attached-writes.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from './idempotency.errors.js';
 import {
   IdempotencyRepository,
   type Claim,
   type IdempotencyScope,
-  type StoredAnswer,
+  type StoredResponse,
 } from './idempotency.repository.js';
 
 /** A request that sent an Idempotency-Key, as the interceptor read it. */
@@ -36,20 +36,20 @@ export interface IdempotentCreate<Row, Shown> {
    * `main`, its resource's *_JSON.sql (src/store/order-json.ts and the like).
    */
   bodySql: string;
-  /** The operation's own refusal when its statement creates nothing (under a key, remembered). */
-  refusal(): DomainError;
-  /** Runs the operation's statement with these companions: the new row (null: refused), their outputs. */
+  /** The operation's own rejection when its statement creates nothing (under a key, remembered). */
+  rejection(): DomainError;
+  /** Runs the operation's statement with these attachedWrites: the new row (null: refused), their outputs. */
   insert(
-    companions: Companion[],
+    attachedWrites: AttachedWrite[],
   ): Promise<{ created: Row | null; outputs: Record<string, unknown> }>;
   /** The new row as the API shows it, when no Idempotency-Key was sent (bodySql's twin). */
   show(row: Row): Shown;
 }
 
-/** The success answer of an idempotent create, first or replayed; refusals are thrown. */
-export class IdempotentAnswer {
+/** The success answer of an idempotent create, first or replayed; rejections are thrown. */
+export class IdempotentResponse {
   constructor(
-    readonly answer: StoredAnswer,
+    readonly answer: StoredResponse,
     readonly replayed: boolean,
   ) {}
 }
@@ -58,7 +58,7 @@ export class IdempotentAnswer {
 const MAX_CLAIM_ATTEMPTS = 3;
 
 /**
- * Idempotency-Key (docs/api.md, Idempotency-Key): claims a key, runs the create with a companion that
+ * Idempotency-Key (docs/api.md, Idempotency-Key): claims a key, runs the create with an attached write that
  * records its answer in the same statement (one transaction, no extra round trip), and replays
  * remembered answers. An idempotent create costs one round trip more than a plain one: the claim.
  */
@@ -76,7 +76,7 @@ export class IdempotencyService {
     this.settings = config.idempotency;
     this.replays = metrics.counter({
       name: 'petstore_idempotency_replays_total',
-      help: 'Remembered answers repeated to an Idempotency-Key retry (201s and remembered refusals), by operationId and API version',
+      help: 'Remembered answers repeated to an Idempotency-Key retry (201s and remembered rejections), by operationId and API version',
       labelNames: ['operation', 'version'],
     });
   }
@@ -84,21 +84,21 @@ export class IdempotencyService {
   /**
    * A create route's answer, in every version: the one place that tells a plain create from an
    * idempotent one. Without an Idempotency-Key, the new resource as `show` renders it (or the
-   * refusal, thrown); with one, the answer recorded with it, or the remembered one.
+   * rejection, thrown); with one, the answer recorded with it, or the remembered one.
    */
   async create<Row, Shown>(
     request: IdempotentRequest | undefined,
     create: IdempotentCreate<Row, Shown>,
-  ): Promise<Shown | IdempotentAnswer> {
+  ): Promise<Shown | IdempotentResponse> {
     if (request) return this.execute(request, create);
     const { created } = await create.insert([]);
-    if (created === null) throw create.refusal();
+    if (created === null) throw create.rejection();
     return create.show(created);
   }
 
   /**
    * The answer to `request`: the remembered one (replayed), or the create's, remembered. A
-   * refusal (the operation's own, remembered or replayed; 409 in use; 422 reused) is thrown.
+   * rejection (the operation's own, remembered or replayed; 409 in use; 422 reused) is thrown.
    * Any other failure frees the key, so a retry runs again; when the key cannot be freed (the
    * database is unreachable), the answer is a 503 whose Retry-After outlasts the key's lock,
    * so that a client that waits as told finds the key free (docs/api.md, Idempotency-Key).
@@ -106,22 +106,22 @@ export class IdempotencyService {
   private async execute<Row>(
     request: IdempotentRequest,
     create: IdempotentCreate<Row, unknown>,
-  ): Promise<IdempotentAnswer> {
+  ): Promise<IdempotentResponse> {
     const claim = await this.claim(request);
-    if (claim instanceof IdempotentAnswer) return claim;
+    if (claim instanceof IdempotentResponse) return claim;
     // The lock runs from the claim statement's start, which was before this moment.
     const claimedAt = performance.now();
-    let recorded: StoredAnswer | null;
+    let recorded: StoredResponse | null;
     try {
-      const refusal = create.refusal();
-      const companion = this.repository.recordingCompanion(claim, {
+      const rejection = create.rejection();
+      const attachedWrite = this.repository.recordingAttachedWrite(claim, {
         bodySql: create.bodySql,
         locationPrefix: request.locationPrefix,
-        refusal: { status: refusal.status, body: JSON.stringify(errorBody(refusal)) },
+        rejection: { status: rejection.status, body: JSON.stringify(errorBody(rejection)) },
         retentionSeconds: this.settings.retentionSeconds,
       });
       recorded = IdempotencyRepository.recorded(
-        (await create.insert([companion])).outputs[companion.name],
+        (await create.insert([attachedWrite])).outputs[attachedWrite.name],
       );
     } catch (error) {
       const released = await this.repository.release(claim).then(
@@ -137,10 +137,10 @@ export class IdempotencyService {
     }
     // Held past its lock and taken over by a retry: this request wrote nothing; that one runs.
     if (!recorded) throw new IdempotencyKeyInUseError();
-    return answerOf(recorded, false);
+    return responseOf(recorded, false);
   }
 
-  private async claim(request: IdempotentRequest): Promise<Claim | IdempotentAnswer> {
+  private async claim(request: IdempotentRequest): Promise<Claim | IdempotentResponse> {
     const { lockSeconds, retentionSeconds } = this.settings;
     for (let attempt = 1; attempt <= MAX_CLAIM_ATTEMPTS; attempt++) {
       const token = randomUUID();
@@ -167,7 +167,7 @@ export class IdempotencyService {
       if (!record.fingerprint.equals(request.fingerprint)) throw new IdempotencyKeyReusedError();
       if (record.running || !record.answer) throw new IdempotencyKeyInUseError();
       this.replays.inc({ operation: request.operation, version: request.version });
-      return answerOf(record.answer, true);
+      return responseOf(record.answer, true);
     }
     throw new IdempotencyKeyInUseError();
   }
@@ -211,9 +211,9 @@ export class IdempotencyService {
   }
 }
 
-/** A remembered answer: a success to send, or a refusal to throw as the filter renders it. */
-function answerOf(stored: StoredAnswer, replayed: boolean): IdempotentAnswer {
-  if (stored.status < 400) return new IdempotentAnswer(stored, replayed);
+/** A remembered answer: a success to send, or a rejection to throw as the filter renders it. */
+function responseOf(stored: StoredResponse, replayed: boolean): IdempotentResponse {
+  if (stored.status < 400) return new IdempotentResponse(stored, replayed);
   const body = JSON.parse(stored.body) as { code: ErrorCode; message: string; status: number };
   throw new DomainError(body.code, body.message, {
     status: stored.status,

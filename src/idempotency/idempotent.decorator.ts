@@ -20,7 +20,7 @@ import {
   parseIdempotencyKey,
   requestFingerprint,
 } from './idempotency-key.js';
-import { IdempotentAnswer, type IdempotentRequest } from './idempotency.service.js';
+import { IdempotentResponse, type IdempotentRequest } from './idempotency.service.js';
 
 export interface IdempotentOptions {
   /** The API version, part of the key's scope: `v1`, `v2`. */
@@ -43,7 +43,7 @@ function hasId(value: unknown): value is { id: number | string } {
 /**
  * Reads a route's Idempotency-Key once JsonBodyInterceptor has read its JSON body (@Idempotent
  * installs both, in that order): a bad header is a 400; a good one, with the caller's API key, the scope and the body's
- * fingerprint, is what `@IdempotencyKey()` hands the handler. The handler's IdempotentAnswer is sent as stored:
+ * fingerprint, is what `@IdempotencyKey()` hands the handler. The handler's IdempotentResponse is sent as stored:
  * the JSON text, its Location, and `Idempotent-Replayed: true` on a replay; a plain create's
  * resource gets its Location here too, so no handler writes one.
  */
@@ -72,7 +72,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const response = http.getResponse<Response>();
     return next.handle().pipe(
       map((result: unknown) => {
-        if (!(result instanceof IdempotentAnswer)) {
+        if (!(result instanceof IdempotentResponse)) {
           // A create without a key: its Location is made as a recorded answer's is.
           if (options?.locationPrefix !== undefined && hasId(result)) {
             response.location(`${options.locationPrefix}${result.id}`);

@@ -5,9 +5,9 @@ import { pino, type Level, type Logger } from 'pino';
 import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
 import { withoutApiKeys } from '../auth/api-key.js';
 import type { AppConfig } from '../config/app-config.js';
-import type { Refusal } from '../common/http/client-error.js';
+import type { Rejection } from '../common/http/client-error.js';
 import { matchedRoute } from '../common/http/matched-route.js';
-import { cutBecause, isTimeout, UNFINISHED_STATUS } from '../common/http/unfinished-answer.js';
+import { cutBecause, isTimeout, UNFINISHED_STATUS } from '../common/http/unfinished-response.js';
 import { currentTraceIds } from '../tracing/trace-context.js';
 
 /** The request logger, mounted by configureApp in front of everything (one line per request). */
@@ -29,7 +29,7 @@ export interface HttpLogger {
   logger: Logger;
   middleware: (request: Request, response: Response, next: NextFunction) => void;
   /** One line for an answer the HTTP server wrote before any request reached the app. */
-  refused: (refusal: Refusal) => void;
+  refused: (rejection: Rejection) => void;
 }
 
 export function createHttpLogger(config: AppConfig): HttpLogger {

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { MetricsService } from './metrics.service.js';
 import { matchedRoute } from '../common/http/matched-route.js';
-import { statusSent } from '../common/http/unfinished-answer.js';
+import { statusSent } from '../common/http/unfinished-response.js';
 
 /** OpenTelemetry's http.server.request.duration buckets (seconds). */
 const DURATION_BUCKETS = [
@@ -65,11 +65,11 @@ function knownMethod(method: string): string {
  * metrics above never see them): bytes that are not HTTP (400), headers too large (431) or too
  * slow (408), chunk extensions too large (413). Returns what counts one, by its status.
  */
-export function httpRefusalCounter(metrics: MetricsService): (status: number) => void {
-  const refusals = metrics.counter({
+export function httpRejectionCounter(metrics: MetricsService): (status: number) => void {
+  const rejections = metrics.counter({
     name: 'petstore_http_refusals_total',
     help: 'Answers the HTTP server wrote before a request reached the app (400 not HTTP, 408 headers too slow, 413, 431), by status',
     labelNames: ['http_response_status_code'],
   });
-  return (status) => refusals.inc({ http_response_status_code: String(status) });
+  return (status) => rejections.inc({ http_response_status_code: String(status) });
 }

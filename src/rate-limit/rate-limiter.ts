@@ -59,7 +59,7 @@ export class RateLimiter {
     return identity;
   }
 
-  /** A lookup for a request from `address`: none while it is blocked; a refusal counted. */
+  /** A lookup for a request from `address`: none while it is blocked; a rejection counted. */
   private async lookUp(
     request: Request,
     response: Response,
@@ -68,14 +68,14 @@ export class RateLimiter {
   ): Promise<RequestIdentity> {
     // Only keys refused by the database block the lookups: requests without a key from the same
     // address (a NAT, a balancer) must not lock its valid keys out.
-    const refusals = `default:refused-keys:${address}`;
-    const blockedFor = await this.storage.blockedFor(refusals);
+    const rejections = `default:refused-keys:${address}`;
+    const blockedFor = await this.storage.blockedFor(rejections);
     if (blockedFor > 0) {
       throw rateLimited(response, limit, blockedFor);
     }
     const identity = await this.authenticator.identify(request);
     if (!identity.principal) {
-      await this.storage.hit(refusals, WINDOW_MS, limit, BLOCK_MS);
+      await this.storage.hit(rejections, WINDOW_MS, limit, BLOCK_MS);
       await this.count(address, limit, response);
     }
     return identity;

@@ -1,6 +1,6 @@
-import { withCompanions, type Companion } from '../database/companion-statements.js';
+import { withAttachedWrites, type AttachedWrite } from '../database/attached-writes.js';
 import { keysetPageSql, type Statement } from '../database/statement.js';
-import { outboxCompanion, outboxCtes, outboxTraceparent } from '../webhooks/outbox.js';
+import { outboxWrite, outboxCtes, outboxTraceparent } from '../webhooks/outbox.js';
 import type { OrderListFilter } from './dto/order-list.query.js';
 import { ORDER_JSON } from './order-json.js';
 
@@ -57,23 +57,23 @@ export const orderStatements = {
 
   /**
    * Inserts a pending order when the pet exists, with its order.placed event; no row when the
-   * pet does not exist. Companions (src/database/companion-statements.ts) commit with it, in
+   * pet does not exist. Attached writes (src/database/attached-writes.ts) commit with it, in
    * the same statement; their outputs are answered by name.
    */
   insertForExistingPet(
     petId: string,
     quantity: number,
     shipDate: Date | null,
-    companions: readonly Companion[] = [],
+    attachedWrites: readonly AttachedWrite[] = [],
   ): Statement {
-    return withCompanions(
+    return withAttachedWrites(
       (gate) => ({
         sql: `INSERT INTO orders (pet_id, quantity, ship_date)
               SELECT id, $2, $3 FROM pets WHERE id = $1 AND ${gate}
               RETURNING ${ORDER_JSON.columns()}`,
         params: [petId, quantity, shipDate],
       }),
-      [outboxCompanion('order.placed', ORDER_JSON.sql), ...companions],
+      [outboxWrite('order.placed', ORDER_JSON.sql), ...attachedWrites],
     );
   },
 

@@ -5,7 +5,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
 import { BatchedQueryStream } from '../database/batched-query-stream.js';
-import type { Companion } from '../database/companion-statements.js';
+import type { AttachedWrite } from '../database/attached-writes.js';
 import { int64Id } from '../common/http/exact-int64.js';
 import { ReadRouter } from '../database/read-router.js';
 import { runStatement } from '../database/statement.js';
@@ -104,21 +104,23 @@ export class OrderRepository {
 
   /**
    * Inserts a pending order when the pet exists, with its order.placed event; null when the
-   * pet does not exist. Companions (src/database/companion-statements.ts) commit with it, in the
+   * pet does not exist. Attached writes (src/database/attached-writes.ts) commit with it, in the
    * same statement; their outputs are answered by name.
    */
   async insertForExistingPet(
     petId: string,
     quantity: number,
     shipDate: Date | null,
-    companions: readonly Companion[] = [],
+    attachedWrites: readonly AttachedWrite[] = [],
   ): Promise<{ order: Order | null; outputs: Record<string, unknown> }> {
     const rows = await runStatement<OrderRow & Record<string, unknown>>(
       this.orders,
-      orderStatements.insertForExistingPet(petId, quantity, shipDate, companions),
+      orderStatements.insertForExistingPet(petId, quantity, shipDate, attachedWrites),
     );
     const row = rows[0];
-    const outputs = Object.fromEntries(companions.map(({ name }) => [name, row?.[name] ?? null]));
+    const outputs = Object.fromEntries(
+      attachedWrites.map(({ name }) => [name, row?.[name] ?? null]),
+    );
     return { order: row && row.id !== null ? toOrder(row) : null, outputs };
   }
 

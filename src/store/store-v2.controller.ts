@@ -7,7 +7,7 @@ import { Beta } from '../common/http/api-decorators.js';
 import { Int64IdPipe } from '../common/http/int64-id.pipe.js';
 import { NEXT_PAGE_LINK_HEADER, PageDto } from '../common/pagination/page.dto.js';
 import { Paginator, type Page } from '../common/pagination/paginator.js';
-import type { IdempotentAnswer, IdempotentRequest } from '../idempotency/idempotency.service.js';
+import type { IdempotentResponse, IdempotentRequest } from '../idempotency/idempotency.service.js';
 import { IdempotencyKey } from '../idempotency/idempotent.decorator.js';
 import {
   ApiOrderListQuery,
@@ -74,7 +74,7 @@ export class StoreV2Controller {
   place(
     @Body() body: PlaceOrderDto,
     @IdempotencyKey() idempotency: IdempotentRequest | undefined,
-  ): Promise<OrderDto | IdempotentAnswer> {
+  ): Promise<OrderDto | IdempotentResponse> {
     return this.store.place(body, idempotency);
   }
 

@@ -5,7 +5,7 @@ import { CallerKeyId } from '../auth/caller-key.decorator.js';
 import { ApiErrorResponses } from '../common/errors/api-error-responses.decorator.js';
 import { Int64IdPipe } from '../common/http/int64-id.pipe.js';
 import { sendJson } from '../common/http/send-streamed-json.js';
-import type { IdempotentAnswer, IdempotentRequest } from '../idempotency/idempotency.service.js';
+import type { IdempotentResponse, IdempotentRequest } from '../idempotency/idempotency.service.js';
 import { IdempotencyKey } from '../idempotency/idempotent.decorator.js';
 import { OrderDto } from './dto/order.dto.js';
 import { PlaceOrderDto } from './dto/place-order.dto.js';
@@ -40,7 +40,7 @@ export class StoreController {
   place(
     @Body() body: PlaceOrderDto,
     @IdempotencyKey() idempotency: IdempotentRequest | undefined,
-  ): Promise<OrderDto | IdempotentAnswer> {
+  ): Promise<OrderDto | IdempotentResponse> {
     return this.store.place(body, idempotency);
   }
 

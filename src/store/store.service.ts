@@ -5,7 +5,7 @@ import { OrderDto } from './dto/order.dto.js';
 import type { PlaceOrderDto } from './dto/place-order.dto.js';
 import {
   IdempotencyService,
-  type IdempotentAnswer,
+  type IdempotentResponse,
   type IdempotentRequest,
 } from '../idempotency/idempotency.service.js';
 import { orderJson } from './order-json.js';
@@ -55,18 +55,18 @@ export class StoreService {
   place(
     body: PlaceOrderDto,
     idempotency?: IdempotentRequest,
-  ): Promise<OrderDto | IdempotentAnswer> {
+  ): Promise<OrderDto | IdempotentResponse> {
     // Exact, whatever its size: the body reader keeps an id beyond 2^53 as a bigint.
     const petId = String(body.petId);
     return this.idempotency.create(idempotency, {
       bodySql: orderJson('main'),
-      refusal: () => new UnknownPetInOrderError(petId),
-      insert: async (companions) => {
+      rejection: () => new UnknownPetInOrderError(petId),
+      insert: async (attachedWrites) => {
         const { order, outputs } = await this.orders.insertForExistingPet(
           petId,
           body.quantity,
           body.shipDate === undefined ? null : new Date(body.shipDate),
-          companions,
+          attachedWrites,
         );
         return { created: order, outputs };
       },

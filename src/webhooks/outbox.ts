@@ -1,4 +1,4 @@
-import type { Companion } from '../database/companion-statements.js';
+import type { AttachedWrite } from '../database/attached-writes.js';
 import { currentTraceparent } from '../tracing/trace-context.js';
 import type { WebhookEventType } from './webhook-events.js';
 import { webhookEventJson } from './webhook-json.js';
@@ -34,11 +34,11 @@ export function outboxTraceparent(): string | null {
 }
 
 /**
- * The same outbox as a companion (src/database/companion-statements.ts) of a statement run
- * through withCompanions(): it reads the main statement's RETURNING rows, which must carry
+ * The same outbox as an attached write (src/database/attached-writes.ts) of a statement run
+ * through withAttachedWrites(): it reads the main statement's RETURNING rows, which must carry
  * the resource's columns.
  */
-export function outboxCompanion(type: WebhookEventType, data: ResourceJsonSql): Companion {
+export function outboxWrite(type: WebhookEventType, data: ResourceJsonSql): AttachedWrite {
   return {
     name: 'webhook_outbox',
     ctes: [`webhook_event AS MATERIALIZED (${eventSql('main', data)})`],

@@ -1,4 +1,4 @@
-import { withCompanions, type Companion } from '../database/companion-statements.js';
+import { withAttachedWrites, type AttachedWrite } from '../database/attached-writes.js';
 import type { Statement } from '../database/statement.js';
 import type { WebhookEventType } from './webhook-events.js';
 import { WEBHOOK_DELIVERY_JSON, WEBHOOK_JSON } from './webhook-json.js';
@@ -23,17 +23,17 @@ export const webhookSubscriptionStatements = {
   },
 
   /**
-   * Inserts the subscription unless the key already has `limit`: then no row. Companions
-   * (src/database/companion-statements.ts) commit with it; their outputs are answered by name.
+   * Inserts the subscription unless the key already has `limit`: then no row. Attached writes
+   * (src/database/attached-writes.ts) commit with it; their outputs are answered by name.
    */
   insertUnderLimit(
     apiKeyId: number,
     fields: { url: string; events: WebhookEventType[]; description: string | null },
     secret: Buffer,
     limit: number,
-    companions: readonly Companion[] = [],
+    attachedWrites: readonly AttachedWrite[] = [],
   ): Statement {
-    return withCompanions(
+    return withAttachedWrites(
       (gate) => ({
         sql: `INSERT INTO webhook_subscriptions (api_key_id, url, events, description, secret)
               SELECT $1, $2, $3, $4, $5
@@ -42,7 +42,7 @@ export const webhookSubscriptionStatements = {
               RETURNING ${WEBHOOK_JSON.columns()}`,
         params: [apiKeyId, fields.url, fields.events, fields.description, secret, limit],
       }),
-      companions,
+      attachedWrites,
     );
   },
 

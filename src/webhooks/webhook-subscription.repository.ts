@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import type { Companion } from '../database/companion-statements.js';
+import type { AttachedWrite } from '../database/attached-writes.js';
 import { ReadRouter } from '../database/read-router.js';
 import { runStatement } from '../database/statement.js';
 import type { WebhookEventType } from './webhook-events.js';
@@ -54,8 +54,8 @@ export class WebhookSubscriptionRepository {
   /**
    * Inserts the subscription unless the key already has `limit` (subscription null then). The
    * count and the insert run under a transaction-scoped lock on the key (two statements, so the
-   * insert's snapshot sees a creation that committed while it waited). Companions
-   * (src/database/companion-statements.ts) commit with the insert; their outputs are answered
+   * insert's snapshot sees a creation that committed while it waited). Attached writes
+   * (src/database/attached-writes.ts) commit with the insert; their outputs are answered
    * by name.
    */
   async insertUnderLimit(
@@ -63,18 +63,18 @@ export class WebhookSubscriptionRepository {
     fields: { url: string; events: WebhookEventType[]; description: string | null },
     secret: WebhookSecret,
     limit: number,
-    companions: readonly Companion[] = [],
+    attachedWrites: readonly AttachedWrite[] = [],
   ): Promise<{ subscription: WebhookSubscription | null; outputs: Record<string, unknown> }> {
     const statement = statements.insertUnderLimit(
       apiKeyId,
       fields,
       secret.toStorage(),
       limit,
-      companions,
+      attachedWrites,
     );
     return this.dataSource.transaction(async (manager) => {
       await runStatement(manager, statements.lockCreationsForKey(apiKeyId));
-      // With companions, main's columns are null when it inserted nothing (the limit).
+      // With attachedWrites, main's columns are null when it inserted nothing (the limit).
       const rows = await runStatement<SubscriptionRow & Record<string, unknown>>(
         manager,
         statement,
@@ -83,7 +83,7 @@ export class WebhookSubscriptionRepository {
       return {
         subscription: row && row.id !== null ? toSubscription(row) : null,
         outputs: Object.fromEntries(
-          companions.map((companion) => [companion.name, row?.[companion.name] ?? null]),
+          attachedWrites.map((write) => [write.name, row?.[write.name] ?? null]),
         ),
       };
     });

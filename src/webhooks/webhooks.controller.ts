@@ -9,7 +9,7 @@ import {
   readPageQuery,
 } from '../common/pagination/page-query.js';
 import { Paginator, type Page } from '../common/pagination/paginator.js';
-import { IdempotentAnswer, type IdempotentRequest } from '../idempotency/idempotency.service.js';
+import { IdempotentResponse, type IdempotentRequest } from '../idempotency/idempotency.service.js';
 import { IdempotencyKey } from '../idempotency/idempotent.decorator.js';
 import { CreateWebhookDto } from './dto/create-webhook.dto.js';
 import { WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
@@ -41,7 +41,7 @@ export class WebhooksController {
     @CallerKeyId() apiKeyId: number,
     @Body() body: CreateWebhookDto,
     @IdempotencyKey() idempotency: IdempotentRequest | undefined,
-  ): Promise<CreatedWebhookDto | IdempotentAnswer> {
+  ): Promise<CreatedWebhookDto | IdempotentResponse> {
     // The Location, first answer or replayed, comes from @Idempotent's locationPrefix.
     return this.webhooks.create(apiKeyId, body, idempotency);
   }

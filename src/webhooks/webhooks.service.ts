@@ -4,7 +4,7 @@ import type { AppConfig } from '../config/app-config.js';
 import { InjectConfig } from '../config/app-config.provider.js';
 import {
   IdempotencyService,
-  IdempotentAnswer,
+  IdempotentResponse,
   type IdempotentRequest,
 } from '../idempotency/idempotency.service.js';
 import { CreatedWebhookDto, WebhookDto } from './dto/webhook.dto.js';
@@ -64,13 +64,13 @@ export class WebhooksService {
     apiKeyId: number,
     input: NewWebhook,
     idempotency?: IdempotentRequest,
-  ): Promise<CreatedWebhookDto | IdempotentAnswer> {
+  ): Promise<CreatedWebhookDto | IdempotentResponse> {
     // The secret of the subscription this request creates, if it creates one.
     let fresh: WebhookSecret | undefined;
     const result = await this.idempotency.create(idempotency, {
       bodySql: webhookJson('main'),
-      refusal: () => new WebhookLimitReachedError(WEBHOOKS_PER_KEY),
-      insert: async (companions) => {
+      rejection: () => new WebhookLimitReachedError(WEBHOOKS_PER_KEY),
+      insert: async (attachedWrites) => {
         const url = await this.checkedUrl(input.url);
         const secret = WebhookSecret.generate();
         const { subscription, outputs } = await this.subscriptions.insertUnderLimit(
@@ -78,7 +78,7 @@ export class WebhooksService {
           { url, events: input.events, description: input.description ?? null },
           secret,
           WEBHOOKS_PER_KEY,
-          companions,
+          attachedWrites,
         );
         fresh = secret;
         return { created: subscription && { subscription, secret }, outputs };
@@ -88,7 +88,7 @@ export class WebhooksService {
         secret: secret.reveal(),
       }),
     });
-    if (!(result instanceof IdempotentAnswer)) return result;
+    if (!(result instanceof IdempotentResponse)) return result;
     return this.withSecret(apiKeyId, result, result.replayed ? undefined : fresh);
   }
 
@@ -98,16 +98,16 @@ export class WebhooksService {
    */
   private async withSecret(
     apiKeyId: number,
-    result: IdempotentAnswer,
+    result: IdempotentResponse,
     fresh: WebhookSecret | undefined,
-  ): Promise<IdempotentAnswer> {
+  ): Promise<IdempotentResponse> {
     const stored = result.answer.body;
     const { id } = JSON.parse(stored) as { id: number };
     const secret = fresh ?? (await this.subscriptions.secretForKey(apiKeyId, String(id)));
     if (!secret) throw new WebhookDeletedSinceError(String(id));
     // The stored text is one JSON object: its closing brace is its last character.
     const body = `${stored.slice(0, -1)},"secret":${JSON.stringify(secret.reveal())}}`;
-    return new IdempotentAnswer({ ...result.answer, body }, result.replayed);
+    return new IdempotentResponse({ ...result.answer, body }, result.replayed);
   }
 
   async get(apiKeyId: number, webhookId: string): Promise<WebhookSubscription> {

@@ -11,7 +11,7 @@ export const routeNotFound = (): DomainError =>
   new DomainError(ErrorCode.NOT_FOUND, 'No such route.');
 
 /** Express's last handler: whatever no route answered is a 404 with the Error body. */
-export function answerRouteNotFound(_request: Request, response: Response): void {
+export function sendRouteNotFound(_request: Request, response: Response): void {
   const error = routeNotFound();
   response.status(error.status).json(errorBody(error));
 }

@@ -108,7 +108,7 @@ export const IDEMPOTENT_REPLAYED_HEADER: HeadersObject = {
 };
 
 /**
- * The refusals an idempotent operation remembers and replays: its own, from its statement
+ * The rejections an idempotent operation remembers and replays: its own, from its statement
  * (docs/api.md, Idempotency-Key). An operation that documents IDEMPOTENCY_KEY_REUSED takes an
  * Idempotency-Key.
  */

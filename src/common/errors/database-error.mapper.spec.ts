@@ -54,7 +54,7 @@ describe('mapDatabaseError', () => {
       message: 'server login has been failing, try again later (server_login_retry)',
     }),
     pgError({ code: '08P01', message: 'query_wait_timeout' }),
-    // What a statement that got no answer in time fails with (answer-deadline.ts).
+    // What a statement that got no answer in time fails with (response-deadline.ts).
     new QueryFailedError('SELECT 1', [], new Error('Connection terminated')),
   ])('maps an unreachable database to 503 SERVICE_UNAVAILABLE with Retry-After', (error) => {
     expect(mapDatabaseError(error)).toMatchObject({

@@ -1,8 +1,8 @@
-import { clientErrorAnswer } from './client-error.js';
+import { clientErrorResponse } from './client-error.js';
 
 const error = (code: string): NodeJS.ErrnoException => Object.assign(new Error(code), { code });
 
-describe('clientErrorAnswer', () => {
+describe('clientErrorResponse', () => {
   it.each([
     ['HPE_HEADER_OVERFLOW', 431, 'HEADERS_TOO_LARGE'],
     ['HPE_CHUNK_EXTENSIONS_OVERFLOW', 413, 'PAYLOAD_TOO_LARGE'],
@@ -10,7 +10,7 @@ describe('clientErrorAnswer', () => {
     ['HPE_INVALID_METHOD', 400, 'VALIDATION_FAILED'],
     ['HPE_UNEXPECTED_CONTENT_LENGTH', 400, 'VALIDATION_FAILED'],
   ])('answers %s with %i %s and the Error body', (code, status, errorCode) => {
-    expect(clientErrorAnswer(error(code))).toEqual({
+    expect(clientErrorResponse(error(code))).toEqual({
       code: errorCode,
       message: expect.any(String),
       status,
@@ -20,11 +20,11 @@ describe('clientErrorAnswer', () => {
   it.each(['ECONNRESET', 'HPE_INVALID_EOF_STATE'])(
     'owes no answer to a client that went (%s)',
     (code) => {
-      expect(clientErrorAnswer(error(code))).toBeUndefined();
+      expect(clientErrorResponse(error(code))).toBeUndefined();
     },
   );
 
   it('answers an error without a code as a request that is not HTTP', () => {
-    expect(clientErrorAnswer(new Error('odd'))).toMatchObject({ status: 400 });
+    expect(clientErrorResponse(new Error('odd'))).toMatchObject({ status: 400 });
   });
 });

@@ -35,14 +35,14 @@ const MALFORMED = {
 };
 
 /** Which answer a client error gets; `undefined` when none is owed (the socket is closed). */
-export function clientErrorAnswer(error: NodeJS.ErrnoException): ErrorDto | undefined {
+export function clientErrorResponse(error: NodeJS.ErrnoException): ErrorDto | undefined {
   if (error.code !== undefined && CLIENT_GONE.has(error.code)) return undefined;
   const { code, message } = (error.code && CLIENT_ERRORS[error.code]) || MALFORMED;
   return { code, message, status: ERROR_STATUS[code] };
 }
 
 /** An answer the HTTP server wrote itself, before any request reached the app. */
-export interface Refusal {
+export interface Rejection {
   answer: ErrorDto;
   /** The X-Request-Id it carried (made up: no request was read). */
   requestId: string;
@@ -66,17 +66,17 @@ type ServerSocket = Duplex & {
  * the answer goes out through its response: the request log and the metrics record it as any
  * other answer, with the request's id and route. Otherwise (nothing was read but bytes that
  * are not a request, or the headers were too slow) the answer is written on the socket and
- * `onRefused` reports it, so it is logged and counted too. When nothing can be answered (the
+ * `onRejected` reports it, so it is logged and counted too. When nothing can be answered (the
  * client went, or an answer is already under way), the connection is closed; an answer under
  * way is then logged as cut, with the error as the reason.
  */
-export function answerClientErrorsWithJson(
+export function sendClientErrorsAsJson(
   server: Server,
-  onRefused: (refusal: Refusal) => void,
+  onRejected: (rejection: Rejection) => void,
 ): void {
   server.on('clientError', (error: NodeJS.ErrnoException, duplex: Duplex) => {
     const socket = duplex as ServerSocket;
-    const answer = clientErrorAnswer(error);
+    const answer = clientErrorResponse(error);
     const inFlight = socket._httpMessage ?? undefined;
     if (answer === undefined || !socket.writable || inFlight?.headersSent) {
       // As Node's own handler: never write into an answer already under way.
@@ -85,7 +85,7 @@ export function answerClientErrorsWithJson(
       return;
     }
     if (inFlight !== undefined) {
-      answerThrough(inFlight, answer);
+      sendThrough(inFlight, answer);
       return;
     }
     // The request being read was answered already (the app did not wait for its body): a
@@ -105,7 +105,7 @@ export function answerClientErrorsWithJson(
         'Connection: close\r\n\r\n' +
         body,
     );
-    onRefused({ answer, requestId, reason: error.code ?? error.message });
+    onRejected({ answer, requestId, reason: error.code ?? error.message });
   });
 }
 
@@ -114,7 +114,7 @@ export function answerClientErrorsWithJson(
  * already (X-Request-Id, security headers) stay. Connection: close makes Node close the
  * connection once it is sent; the app's own work on the request then finds it closed.
  */
-function answerThrough(response: ServerResponse, answer: ErrorDto): void {
+function sendThrough(response: ServerResponse, answer: ErrorDto): void {
   const body = JSON.stringify(answer);
   response.statusCode = answer.status;
   response.setHeader('Content-Type', 'application/json; charset=utf-8');

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { AppConfig } from '../../config/app-config.js';
-import { answerClientErrorsWithJson, type Refusal } from './client-error.js';
+import { sendClientErrorsAsJson, type Rejection } from './client-error.js';
 
 /**
  * How often Node looks for requests past HEADERS_TIMEOUT_MS or REQUEST_TIMEOUT_MS. Node's
@@ -20,14 +20,14 @@ interface ServerOptions {
 /**
  * Node's HTTP server as this service runs it (main.ts and the tests alike, before it listens):
  * its timeouts (docs/configuration.md), and the Error body (docs/api.md, Errors) on the answers
- * Node would otherwise write bare: client errors (`onRefused` reports the ones no request
+ * Node would otherwise write bare: client errors (`onRejected` reports the ones no request
  * carries), a missing Host and an unmet Expect (answered by the app, see
  * http-semantics.middleware.ts, so they are logged and counted like any other answer).
  */
 export function configureHttpServer(
   server: Server,
   http: AppConfig['http'],
-  onRefused: (refusal: Refusal) => void,
+  onRejected: (rejection: Rejection) => void,
 ): void {
   // Keep-alive longer than the balancer's idle timeout: the balancer, not us, closes idle sockets.
   server.keepAliveTimeout = http.keepAliveTimeoutMs;
@@ -40,5 +40,5 @@ export function configureHttpServer(
   options.requireHostHeader = false;
   // With a listener, Node leaves an Expect other than 100-continue to us: the app answers it.
   server.on('checkExpectation', (request, response) => server.emit('request', request, response));
-  answerClientErrorsWithJson(server, onRefused);
+  sendClientErrorsAsJson(server, onRejected);
 }

@@ -14,7 +14,7 @@ export const PAGE_QUERY_PARAMETERS = ['limit', 'cursor', 'order'] as const;
 
 /**
  * The query string as the list operations accept it: only the parameters named, each at most
- * once and never empty (docs/api.md, Pages). Every refusal names the parameter.
+ * once and never empty (docs/api.md, Pages). Every rejection names the parameter.
  */
 export class QueryParameters {
   private readonly values = new Map<string, string>();

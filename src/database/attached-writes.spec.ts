@@ -1,20 +1,20 @@
-import { withCompanions } from './companion-statements.js';
+import { withAttachedWrites } from './attached-writes.js';
 
 const insert = (gate: string) => ({
   sql: `INSERT INTO t (a) SELECT $1 WHERE ${gate} RETURNING id`,
   params: ['a'],
 });
 
-describe('withCompanions', () => {
-  it('leaves the main statement as it is without companions', () => {
-    expect(withCompanions(insert, [])).toEqual({
+describe('withAttachedWrites', () => {
+  it('leaves the main statement as it is without attachedWrites', () => {
+    expect(withAttachedWrites(insert, [])).toEqual({
       sql: 'INSERT INTO t (a) SELECT $1 WHERE TRUE RETURNING id',
       params: ['a'],
     });
   });
 
-  it('runs companions as CTEs of one statement, gated on their guards, with renumbered parameters', () => {
-    const { sql, params } = withCompanions(insert, [
+  it('runs attachedWrites as CTEs of one statement, gated on their guards, with renumbered parameters', () => {
+    const { sql, params } = withAttachedWrites(insert, [
       {
         name: 'record',
         guard: 'SELECT id FROM r WHERE id = $1 FOR UPDATE',
@@ -34,9 +34,12 @@ describe('withCompanions', () => {
     );
   });
 
-  it.each(['main', 'one', 'Bad', 'x; DROP TABLE t'])('refuses the companion name %j', (name) => {
-    expect(() => withCompanions(insert, [{ name, sql: 'SELECT 1', params: [] }])).toThrow(
-      /companion name/,
-    );
-  });
+  it.each(['main', 'one', 'Bad', 'x; DROP TABLE t'])(
+    'refuses the attached write name %j',
+    (name) => {
+      expect(() => withAttachedWrites(insert, [{ name, sql: 'SELECT 1', params: [] }])).toThrow(
+        /attached write name/,
+      );
+    },
+  );
 });

@@ -15,9 +15,9 @@ type Query = pg.Client['query'];
  * queries (COPY, cursors: anything pg calls a Submittable) are left alone: they bound
  * themselves (DB_STREAM_TIMEOUT_MS).
  */
-export function clientWithAnswerDeadline(deadlineMs: number): typeof pg.Client {
+export function clientWithResponseDeadline(deadlineMs: number): typeof pg.Client {
   const logger = new Logger('Database');
-  class AnswerDeadlineClient extends pg.Client {}
+  class ResponseDeadlineClient extends pg.Client {}
   const query = function (this: pg.Client, ...args: unknown[]): unknown {
     // eslint-disable-next-line @typescript-eslint/unbound-method -- applied to this client
     const answer: unknown = Reflect.apply(pg.Client.prototype.query, this, args);
@@ -34,6 +34,6 @@ export function clientWithAnswerDeadline(deadlineMs: number): typeof pg.Client {
     }, deadlineMs);
     return answer.finally(() => clearTimeout(timer));
   };
-  AnswerDeadlineClient.prototype.query = query as Query;
-  return AnswerDeadlineClient;
+  ResponseDeadlineClient.prototype.query = query as Query;
+  return ResponseDeadlineClient;
 }
