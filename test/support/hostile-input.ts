@@ -654,6 +654,16 @@ export const WEBHOOK_HOSTS: ReadonlyArray<readonly [written: string, verdict: 'o
   ['[fd00::1]', 'bad'],
   ['[fe80::1]', 'bad'],
   ['[::ffff:127.0.0.1]', 'bad'],
+  // IPv4 carried in IPv6: compatible, SIIT, NAT64, 6to4, Teredo (client inverted)
+  ['[::127.0.0.1]', 'bad'],
+  ['[::7f00:1]', 'bad'],
+  ['[::ffff:0:7f00:1]', 'bad'],
+  ['[64:ff9b::7f00:1]', 'bad'],
+  ['[64:ff9b:1::a9fe:a9fe]', 'bad'],
+  ['[2002:c0a8:101::1]', 'bad'],
+  ['[2001:0:4136:e378:8000:63bf:80ff:fffe]', 'bad'],
+  ['[64:ff9b::808:808]', 'ok'],
+  ['[2002:808:808::1]', 'ok'],
   ['localhost', 'bad'],
   ['hooks.invalid', 'bad'],
 ];
