@@ -4,6 +4,7 @@ import { PagedLists1795400000000 } from './1795400000000-PagedLists.js';
 import { IdempotencyKeys1795500000000 } from './1795500000000-IdempotencyKeys.js';
 import { Webhooks1795600000000 } from './1795600000000-Webhooks.js';
 import { PetLists1795700000000 } from './1795700000000-PetLists.js';
+import { WebhookControl1795900000000 } from './1795900000000-WebhookControl.js';
 
 /** Every migration, oldest first. Add each new migration here. */
 export const migrations = [
@@ -13,4 +14,5 @@ export const migrations = [
   IdempotencyKeys1795500000000,
   Webhooks1795600000000,
   PetLists1795700000000,
+  WebhookControl1795900000000,
 ];

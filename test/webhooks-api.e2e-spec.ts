@@ -57,6 +57,7 @@ describe('webhook subscriptions: /v2/webhooks (e2e)', () => {
       events: ['order.placed', 'category.created'],
       description: 'warehouse',
       createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      enabled: true,
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
     });
     expect(res.headers.location).toBe(`/v2/webhooks/${res.body.id}`);
@@ -290,6 +291,7 @@ describe('webhook subscriptions: /v2/webhooks (e2e)', () => {
         events: ['category.created'],
         description: 'once',
         createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+        enabled: true,
         secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
       });
       // The text the API writes for a subscription made without the header.

@@ -5,7 +5,10 @@ import type { Companion } from '../database/companion-statements.js';
 import { runStatement } from '../database/statement.js';
 import type { WebhookEventType } from './webhook-events.js';
 import { WebhookSecret } from './webhook-signature.js';
-import { webhookSubscriptionStatements as statements } from './webhook-subscription-statements.js';
+import {
+  webhookSubscriptionStatements as statements,
+  type WebhookChanges,
+} from './webhook-subscription-statements.js';
 
 /** A subscription as the API shows it; its secret is never read back for an answer. */
 export interface WebhookSubscription {
@@ -14,7 +17,14 @@ export interface WebhookSubscription {
   events: WebhookEventType[];
   description: string | null;
   createdAt: Date;
+  enabled: boolean;
+  disabledAt: Date | null;
+  disabledReason: DisabledReason | null;
 }
+
+/** Why a subscription was disabled: by its owner, its receiver answered 410, or kept failing. */
+export const DISABLED_REASONS = ['requested', 'gone', 'failing'] as const;
+export type DisabledReason = (typeof DISABLED_REASONS)[number];
 
 export interface WebhookDeliveryView {
   id: string;
@@ -27,6 +37,27 @@ export interface WebhookDeliveryView {
   nextAttemptAt: Date | null;
 }
 
+/** One attempt as getWebhookDelivery shows it. */
+export interface AttemptLogEntry {
+  at: string;
+  responseStatus: number | null;
+  durationMs: number | null;
+  error: string | null;
+}
+
+/** A delivery with its event as sent and its last attempts. */
+export interface WebhookDeliveryDetail extends WebhookDeliveryView {
+  payload: string;
+  attemptLog: AttemptLogEntry[];
+}
+
+/** What sending deliveries again found and did (see webhookSubscriptionStatements.sendAgain). */
+export interface SentAgain {
+  enabled: boolean;
+  previousStatus: WebhookDeliveryView['status'] | null;
+  requeued: number;
+}
+
 type SubscriptionRow = Omit<WebhookSubscription, 'id'> & { id: string };
 
 function toSubscription(row: SubscriptionRow): WebhookSubscription {
@@ -36,6 +67,9 @@ function toSubscription(row: SubscriptionRow): WebhookSubscription {
     events: row.events,
     description: row.description,
     createdAt: row.createdAt,
+    enabled: row.enabled,
+    disabledAt: row.disabledAt,
+    disabledReason: row.disabledReason,
   };
 }
 
@@ -126,6 +160,75 @@ export class WebhookSubscriptionRepository {
   async deleteForKey(apiKeyId: number, id: string): Promise<boolean> {
     const rows = await runStatement(this.dataSource, statements.deleteForKey(apiKeyId, id));
     return rows.length > 0;
+  }
+
+  /** Applies `changes` to the key's subscription `id`: null when the key has no such one. */
+  async updateForKey(
+    apiKeyId: number,
+    id: string,
+    changes: WebhookChanges,
+  ): Promise<WebhookSubscription | null> {
+    const rows = await runStatement<SubscriptionRow>(
+      this.dataSource,
+      statements.updateForKey(apiKeyId, id, changes),
+    );
+    return rows[0] ? toSubscription(rows[0]) : null;
+  }
+
+  /**
+   * Makes `secret` the subscription's; the one it replaces signs too until the answered time.
+   * Null when the key has no such subscription.
+   */
+  async rotateSecretForKey(
+    apiKeyId: number,
+    id: string,
+    secret: WebhookSecret,
+    previousExpiresInSeconds: number,
+  ): Promise<string | null> {
+    const rows = await runStatement<{ previousSecretExpiresAt: string }>(
+      this.dataSource,
+      statements.rotateSecretForKey(apiKeyId, id, secret.toStorage(), previousExpiresInSeconds),
+    );
+    return rows[0]?.previousSecretExpiresAt ?? null;
+  }
+
+  /** Disables the subscription and fails its pending deliveries; false when the key has none. */
+  async stopForKey(apiKeyId: number, id: string): Promise<boolean> {
+    const rows = await runStatement(this.dataSource, statements.stopForKey(apiKeyId, id));
+    return rows.length > 0;
+  }
+
+  /** How many attempts for the subscription are under way (see attemptsUnderWay). */
+  async attemptsUnderWay(subscriptionId: number, timeoutMs: number): Promise<number> {
+    const rows = await runStatement<{ count: number }>(
+      this.dataSource,
+      statements.attemptsUnderWay(subscriptionId, timeoutMs),
+    );
+    return rows[0]?.count ?? 0;
+  }
+
+  async findDelivery(
+    subscriptionId: number,
+    eventId: string,
+  ): Promise<WebhookDeliveryDetail | null> {
+    const rows = await runStatement<WebhookDeliveryDetail>(
+      this.dataSource,
+      statements.findDelivery(subscriptionId, eventId),
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Sends finished deliveries again (see webhookSubscriptionStatements.sendAgain). */
+  async sendAgain(
+    subscriptionId: number,
+    eventId: string | null,
+    since: string | null,
+  ): Promise<SentAgain> {
+    const rows = await runStatement<SentAgain>(
+      this.dataSource,
+      statements.sendAgain(subscriptionId, eventId, since),
+    );
+    return rows[0];
   }
 
   /** Keyset page of one subscription's deliveries, by delivery id in `order`. */

@@ -29,3 +29,30 @@ export class WebhookLimitReachedError extends DomainError {
     );
   }
 }
+
+/** redeliver and recover on a disabled subscription: enable it first. */
+export class WebhookDisabledError extends DomainError {
+  constructor(webhookId: string) {
+    super(
+      ErrorCode.WEBHOOK_DISABLED,
+      `Webhook ${webhookId} is disabled; enable it (PATCH enabled: true) first.`,
+    );
+  }
+}
+
+/** No delivery of this event to this subscription (or not any more: past the retention). */
+export class DeliveryNotFoundError extends DomainError {
+  constructor(webhookId: string, eventId: string) {
+    super(
+      ErrorCode.DELIVERY_NOT_FOUND,
+      `Webhook ${webhookId} has no delivery of event ${eventId}.`,
+    );
+  }
+}
+
+/** redeliver of a delivery that has not finished yet: it is still being sent. */
+export class DeliveryPendingError extends DomainError {
+  constructor(eventId: string) {
+    super(ErrorCode.DELIVERY_PENDING, `The delivery of event ${eventId} is still pending.`);
+  }
+}
