@@ -22,6 +22,8 @@ export class WebhookControl1795900000000 implements MigrationInterface {
         ADD COLUMN previous_secret bytea
           CONSTRAINT ck_webhook_subscriptions_previous_secret CHECK (octet_length(previous_secret) = 32),
         ADD COLUMN previous_secret_expires_at timestamptz,
+        -- How many times the secret was rotated: names each secret, for an Idempotency-Key replay.
+        ADD COLUMN secret_rotations integer NOT NULL DEFAULT 0,
         ADD CONSTRAINT ck_webhook_subscriptions_disabled CHECK (
           enabled = (disabled_at IS NULL) AND enabled = (disabled_reason IS NULL)),
         ADD CONSTRAINT ck_webhook_subscriptions_previous CHECK (
@@ -38,6 +40,7 @@ export class WebhookControl1795900000000 implements MigrationInterface {
       ALTER TABLE webhook_subscriptions
         DROP CONSTRAINT ck_webhook_subscriptions_previous,
         DROP CONSTRAINT ck_webhook_subscriptions_disabled,
+        DROP COLUMN secret_rotations,
         DROP COLUMN previous_secret_expires_at,
         DROP COLUMN previous_secret,
         DROP COLUMN failing_since,

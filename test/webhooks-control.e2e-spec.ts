@@ -436,6 +436,44 @@ describe('webhooks that receivers and operators can run (e2e)', () => {
       expect(verify(secret, entry)).toBeDefined();
     });
 
+    it('under an Idempotency-Key, a replay answers the same new secret while it signs', async () => {
+      const { id, secret: first } = await subscribe();
+      const rotate = (key: string) =>
+        t.http
+          .post(`/v2/webhooks/${id}/rotate-secret`)
+          .set('Authorization', t.auth)
+          .set('Idempotency-Key', key)
+          .send({ previousSecretExpiresInSeconds: 60 });
+      const made = await rotate('rotate-1').expect(200);
+      t.specV2.check('rotateWebhookSecret', made);
+      expect(made.headers['idempotent-replayed']).toBeUndefined();
+      const replay = await rotate('rotate-1').expect(200);
+      t.specV2.check('rotateWebhookSecret', replay);
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(replay.body).toEqual(made.body);
+      // One rotation: the first secret still signs beside the new one.
+      const eventId = await placeOrder(id);
+      await settled(id, eventId, 'succeeded');
+      const [entry] = receiver.forEvent(eventId);
+      expect(signaturesOf(entry)).toHaveLength(2);
+      expect(verify(made.body.secret as string, entry)).toBeDefined();
+      expect(verify(first, entry)).toBeDefined();
+      // Rotated again: the replay still answers its secret, now the previous one.
+      await call.rotate(id, { previousSecretExpiresInSeconds: 60 }).expect(200);
+      expect((await rotate('rotate-1').expect(200)).body).toEqual(made.body);
+      // Once it no longer signs, the answer cannot be repeated.
+      await call.rotate(id).expect(200);
+      const gone = await rotate('rotate-1');
+      expectErrorResponse(gone, 404, 'WEBHOOK_NOT_FOUND');
+      // The same key with another body is another request.
+      const reused = await t.http
+        .post(`/v2/webhooks/${id}/rotate-secret`)
+        .set('Authorization', t.auth)
+        .set('Idempotency-Key', 'rotate-1')
+        .send({});
+      expectErrorResponse(reused, 422, 'IDEMPOTENCY_KEY_REUSED');
+    });
+
     it("answers 404 WEBHOOK_NOT_FOUND for another key's subscription", async () => {
       const { id } = await subscribe();
       const res = await call.rotate(id, {}, otherAuth);

@@ -255,6 +255,11 @@ const SNAPSHOTS: Snapshot[] = [
         made: webhookSubscriptionStatements.rotateSecretForKey(3, '12', SECRET, 86400),
       },
       {
+        builder: 'secretOfRotation',
+        title: 'rotateWebhookSecret, a replay: the secret that rotation made',
+        made: webhookSubscriptionStatements.secretOfRotation(3, '12', 2),
+      },
+      {
         builder: 'stopForKey',
         title: 'deleteWebhook, first: no attempt claimed after it',
         made: webhookSubscriptionStatements.stopForKey(3, '12'),

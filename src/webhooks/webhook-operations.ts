@@ -209,7 +209,7 @@ export const RotateWebhookSecretOperation = (): MethodDecorator =>
   applyDecorators(
     Post(':webhookId/rotate-secret'),
     HttpCode(HttpStatus.OK),
-    JsonBody(),
+    Idempotent({ version: 'v2', operation: 'rotateWebhookSecret' }),
     Beta(),
     ApiOperation({
       operationId: 'rotateWebhookSecret',
@@ -218,17 +218,24 @@ export const RotateWebhookSecretOperation = (): MethodDecorator =>
         'The new secret is shown only in this answer. Until previousSecretExpiresAt every ' +
         'delivery carries two signatures, the new one first (webhook-signature: v1,<new> ' +
         'v1,<previous>). At most two secrets are ever live: rotating again during an overlap ' +
-        'drops the older one at once.',
+        'drops the older one at once. A repeat with the same Idempotency-Key answers the same ' +
+        'new secret while it still signs (404 WEBHOOK_NOT_FOUND once it no longer does).',
     }),
     ApiInt64IdParam('webhookId', 'Identifier of the subscription'),
     ApiBody({ type: RotateWebhookSecretDto }),
-    ApiOkResponse({ type: RotatedWebhookSecretDto, description: 'The new secret' }),
+    ApiOkResponse({
+      type: RotatedWebhookSecretDto,
+      description: 'The new secret',
+      headers: IDEMPOTENT_REPLAYED_HEADER,
+    }),
     ApiErrorResponses(
       ErrorCode.VALIDATION_FAILED,
       ErrorCode.MALFORMED_JSON,
       ErrorCode.PAYLOAD_TOO_LARGE,
       ErrorCode.UNSUPPORTED_MEDIA_TYPE,
       ErrorCode.WEBHOOK_NOT_FOUND,
+      ErrorCode.IDEMPOTENCY_KEY_IN_USE,
+      ErrorCode.IDEMPOTENCY_KEY_REUSED,
     ),
   );
 

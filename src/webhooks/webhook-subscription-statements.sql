@@ -99,14 +99,18 @@ WHERE subscription_id IN (SELECT id FROM updated WHERE $7::boolean IS FALSE) AND
 
 -- rotateSecretForKey: rotateWebhookSecret, the previous secret signing for a day
 -- parameters: "12", 3, <32 bytes>, 86400
-WITH rotated AS (
-  UPDATE webhook_subscriptions
-  SET previous_secret = secret, secret = $3,
-      previous_secret_expires_at = now() + make_interval(secs => $4::double precision)
-  WHERE id = $1 AND api_key_id = $2
-  RETURNING previous_secret_expires_at
-)
-SELECT to_char(previous_secret_expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "previousSecretExpiresAt" FROM rotated;
+WITH main AS (UPDATE webhook_subscriptions
+SET previous_secret = secret, secret = $3, secret_rotations = secret_rotations + 1,
+    previous_secret_expires_at = now() + make_interval(secs => $4::double precision)
+WHERE id = $1 AND api_key_id = $2 AND TRUE
+RETURNING id, secret_rotations, previous_secret_expires_at) SELECT * FROM main;
+
+-- secretOfRotation: rotateWebhookSecret, a replay: the secret that rotation made
+-- parameters: "12", 3, 2
+SELECT CASE WHEN secret_rotations = $3 THEN secret
+            WHEN secret_rotations = $3 + 1 AND previous_secret_expires_at > now()
+              THEN previous_secret END AS secret
+FROM webhook_subscriptions WHERE id = $1 AND api_key_id = $2;
 
 -- stopForKey: deleteWebhook, first: no attempt claimed after it
 -- parameters: "12", 3

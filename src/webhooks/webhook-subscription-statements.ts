@@ -154,25 +154,42 @@ export const webhookSubscriptionStatements = {
 
   /**
    * Makes `secret` the key's subscription `id`'s secret; the one it replaces signs too for
-   * `previousExpiresInSeconds` more (any older one is dropped). Answers when that ends; no row
-   * when the key has no such subscription.
+   * `previousExpiresInSeconds` more (any older one is dropped). Answers the rotation's number
+   * (`secret_rotations`) and when the previous secret stops signing; no row when the key has
+   * no such subscription. Companions (an Idempotency-Key record) commit with it.
    */
   rotateSecretForKey(
     apiKeyId: number,
     id: string,
     secret: Buffer,
     previousExpiresInSeconds: number,
+    companions: readonly Companion[] = [],
   ): Statement {
-    return {
-      sql: `WITH rotated AS (
-         UPDATE webhook_subscriptions
-         SET previous_secret = secret, secret = $3,
+    const rotate = (gate: string): Statement => ({
+      sql: `UPDATE webhook_subscriptions
+         SET previous_secret = secret, secret = $3, secret_rotations = secret_rotations + 1,
              previous_secret_expires_at = now() + make_interval(secs => $4::double precision)
-         WHERE id = $1 AND api_key_id = $2
-         RETURNING previous_secret_expires_at
-       )
-       SELECT ${timestamp.sql('previous_secret_expires_at')} AS "previousSecretExpiresAt" FROM rotated`,
+         WHERE id = $1 AND api_key_id = $2 AND ${gate}
+         RETURNING id, secret_rotations, previous_secret_expires_at`,
       params: [id, apiKeyId, secret, previousExpiresInSeconds],
+    });
+    if (companions.length > 0) return withCompanions(rotate, companions);
+    // Wrapped in a SELECT: TypeORM answers a bare UPDATE with [rows, count], not rows.
+    const alone = rotate('TRUE');
+    return { sql: `WITH main AS (${alone.sql}) SELECT * FROM main`, params: alone.params };
+  },
+
+  /**
+   * The secret that rotation number `rotation` made, while it still signs (the current one,
+   * or the previous one during the overlap): no row, or a null secret, otherwise.
+   */
+  secretOfRotation(apiKeyId: number, id: string, rotation: number): Statement {
+    return {
+      sql: `SELECT CASE WHEN secret_rotations = $3 THEN secret
+                   WHEN secret_rotations = $3 + 1 AND previous_secret_expires_at > now()
+                     THEN previous_secret END AS secret
+       FROM webhook_subscriptions WHERE id = $1 AND api_key_id = $2`,
+      params: [id, apiKeyId, rotation],
     };
   },
 

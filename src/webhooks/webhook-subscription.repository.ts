@@ -58,6 +58,18 @@ export interface SentAgain {
   requeued: number;
 }
 
+/** A rotation of a subscription's secret: its number, and when the previous secret stops. */
+export interface SecretRotation {
+  rotations: number;
+  previousSecretExpiresAt: Date;
+}
+
+interface RotationRow {
+  id: string | null;
+  secret_rotations: number;
+  previous_secret_expires_at: Date;
+}
+
 type SubscriptionRow = Omit<WebhookSubscription, 'id'> & { id: string };
 
 function toSubscription(row: SubscriptionRow): WebhookSubscription {
@@ -176,20 +188,53 @@ export class WebhookSubscriptionRepository {
   }
 
   /**
-   * Makes `secret` the subscription's; the one it replaces signs too until the answered time.
-   * Null when the key has no such subscription.
+   * Makes `secret` the subscription's; the one it replaces signs too until the answered time
+   * (null rotation when the key has no such subscription). Companions commit with it.
    */
   async rotateSecretForKey(
     apiKeyId: number,
     id: string,
     secret: WebhookSecret,
     previousExpiresInSeconds: number,
-  ): Promise<string | null> {
-    const rows = await runStatement<{ previousSecretExpiresAt: string }>(
+    companions: readonly Companion[] = [],
+  ): Promise<{ rotation: SecretRotation | null; outputs: Record<string, unknown> }> {
+    const rows = await runStatement<RotationRow & Record<string, unknown>>(
       this.dataSource,
-      statements.rotateSecretForKey(apiKeyId, id, secret.toStorage(), previousExpiresInSeconds),
+      statements.rotateSecretForKey(
+        apiKeyId,
+        id,
+        secret.toStorage(),
+        previousExpiresInSeconds,
+        companions,
+      ),
     );
-    return rows[0]?.previousSecretExpiresAt ?? null;
+    const row = rows[0];
+    return {
+      rotation:
+        row && row.id !== null
+          ? {
+              rotations: row.secret_rotations,
+              previousSecretExpiresAt: row.previous_secret_expires_at,
+            }
+          : null,
+      outputs: Object.fromEntries(
+        companions.map((companion) => [companion.name, row?.[companion.name] ?? null]),
+      ),
+    };
+  }
+
+  /** The secret rotation number `rotation` made, while it still signs; else null. */
+  async secretOfRotation(
+    apiKeyId: number,
+    id: string,
+    rotation: number,
+  ): Promise<WebhookSecret | null> {
+    const rows = await runStatement<{ secret: Buffer | null }>(
+      this.dataSource,
+      statements.secretOfRotation(apiKeyId, id, rotation),
+    );
+    const secret = rows[0]?.secret;
+    return secret ? new WebhookSecret(secret) : null;
   }
 
   /** Disables the subscription and fails its pending deliveries; false when the key has none. */

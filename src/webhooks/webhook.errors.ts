@@ -21,6 +21,19 @@ export class WebhookDeletedSinceError extends DomainError {
   }
 }
 
+/**
+ * A repeat of a rotation (same Idempotency-Key) whose secret no longer signs: rotated again
+ * and past the overlap, or the subscription deleted. Its answer cannot be repeated.
+ */
+export class WebhookSecretReplacedError extends DomainError {
+  constructor(webhookId: string) {
+    super(
+      ErrorCode.WEBHOOK_NOT_FOUND,
+      `The secret of webhook ${webhookId} rotated under this Idempotency-Key no longer signs (rotated again, or deleted); rotate again with a new key.`,
+    );
+  }
+}
+
 export class WebhookLimitReachedError extends DomainError {
   constructor(limit: number) {
     super(

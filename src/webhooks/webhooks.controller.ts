@@ -138,11 +138,13 @@ export class WebhooksController {
     @CallerKeyId() apiKeyId: number,
     @Param('webhookId', Int64IdPipe) webhookId: string,
     @Body() body: RotateWebhookSecretDto,
-  ): Promise<RotatedWebhookSecretDto> {
+    @IdempotencyKey() idempotency: IdempotentRequest | undefined,
+  ): Promise<RotatedWebhookSecretDto | IdempotentAnswer> {
     return this.webhooks.rotateSecret(
       apiKeyId,
       webhookId,
       body.previousSecretExpiresInSeconds ?? DEFAULT_PREVIOUS_SECRET_SECONDS,
+      idempotency,
     );
   }
 

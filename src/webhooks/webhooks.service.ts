@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { formatMicros, parseDateTimeWithOffset } from '../common/http/date-time.js';
+import { timestamp } from '../database/resource-json.js';
 import { ValidationFailedError } from '../common/errors/domain-error.js';
 import type { AppConfig } from '../config/app-config.js';
 import { InjectConfig } from '../config/app-config.provider.js';
@@ -21,6 +22,7 @@ import {
   WebhookDisabledError,
   WebhookLimitReachedError,
   WebhookNotFoundError,
+  WebhookSecretReplacedError,
 } from './webhook.errors.js';
 import { WebhookSecret } from './webhook-signature.js';
 import { webhookJson } from './webhook-json.js';
@@ -189,22 +191,50 @@ export class WebhooksService {
   /**
    * rotateWebhookSecret: a new secret, shown only in this answer; the one it replaces keeps
    * signing for `previousExpiresInSeconds` (an older one, from a rotation still overlapping,
-   * is dropped).
+   * is dropped). Under an Idempotency-Key the rotation and the remembered answer commit
+   * together, as a create's do; the record keeps the rotation's number, not the secret, and a
+   * replay answers the secret that rotation made, read from the subscription while it still
+   * signs (gone since: 404).
    */
   async rotateSecret(
     apiKeyId: number,
     webhookId: string,
     previousExpiresInSeconds: number,
-  ): Promise<RotatedWebhookSecretDto> {
-    const secret = WebhookSecret.generate();
-    const previousSecretExpiresAt = await this.subscriptions.rotateSecretForKey(
-      apiKeyId,
-      webhookId,
-      secret,
-      previousExpiresInSeconds,
-    );
-    if (previousSecretExpiresAt === null) throw new WebhookNotFoundError(webhookId);
-    return { secret: secret.reveal(), previousSecretExpiresAt };
+    idempotency?: IdempotentRequest,
+  ): Promise<RotatedWebhookSecretDto | IdempotentAnswer> {
+    let fresh: WebhookSecret | undefined;
+    const result = await this.idempotency.create(idempotency, {
+      bodySql: `json_build_object('rotation', main.secret_rotations,
+        'previousSecretExpiresAt', ${timestamp.sql('main.previous_secret_expires_at')})`,
+      refusal: () => new WebhookNotFoundError(webhookId),
+      insert: async (companions) => {
+        const secret = WebhookSecret.generate();
+        const { rotation, outputs } = await this.subscriptions.rotateSecretForKey(
+          apiKeyId,
+          webhookId,
+          secret,
+          previousExpiresInSeconds,
+          companions,
+        );
+        fresh = secret;
+        return { created: rotation, outputs };
+      },
+      show: (rotation) => ({
+        secret: (fresh as WebhookSecret).reveal(),
+        previousSecretExpiresAt: rotation.previousSecretExpiresAt.toISOString(),
+      }),
+    });
+    if (!(result instanceof IdempotentAnswer)) return result;
+    const { rotation, previousSecretExpiresAt } = JSON.parse(result.answer.body) as {
+      rotation: number;
+      previousSecretExpiresAt: string;
+    };
+    const secret = result.replayed
+      ? await this.subscriptions.secretOfRotation(apiKeyId, webhookId, rotation)
+      : fresh;
+    if (!secret) throw new WebhookSecretReplacedError(webhookId);
+    const body = JSON.stringify({ secret: secret.reveal(), previousSecretExpiresAt });
+    return new IdempotentAnswer({ ...result.answer, body }, result.replayed);
   }
 
   async getDelivery(

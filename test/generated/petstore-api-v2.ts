@@ -223,7 +223,7 @@ export interface paths {
         put?: never;
         /**
          * Give a subscription a new signing secret, the old one overlapping
-         * @description The new secret is shown only in this answer. Until previousSecretExpiresAt every delivery carries two signatures, the new one first (webhook-signature: v1,<new> v1,<previous>). At most two secrets are ever live: rotating again during an overlap drops the older one at once.
+         * @description The new secret is shown only in this answer. Until previousSecretExpiresAt every delivery carries two signatures, the new one first (webhook-signature: v1,<new> v1,<previous>). At most two secrets are ever live: rotating again during an overlap drops the older one at once. A repeat with the same Idempotency-Key answers the same new secret while it still signs (404 WEBHOOK_NOT_FOUND once it no longer does).
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -2556,7 +2556,10 @@ export interface operations {
     rotateWebhookSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (201, or the operation’s own 409/422) is remembered for this API key and operation, and a retry with the same key and the same JSON body gets it again with `Idempotent-Replayed: true`. The same key with another body is 422 IDEMPOTENCY_KEY_REUSED; while the first request runs, 409 IDEMPOTENCY_KEY_IN_USE. The key must be 1 to 255 visible ASCII characters (0x21-0x7E), optionally in double quotes. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description Identifier of the subscription */
                 webhookId: number;
@@ -2572,6 +2575,8 @@ export interface operations {
             /** @description The new secret */
             200: {
                 headers: {
+                    /** @description true when this is the remembered answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -2623,6 +2628,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description IDEMPOTENCY_KEY_IN_USE */
+            409: {
+                headers: {
+                    /** @description With IDEMPOTENCY_KEY_IN_USE: seconds to wait before retrying (1) */
+                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -2638,6 +2658,19 @@ export interface operations {
             };
             /** @description UNSUPPORTED_MEDIA_TYPE */
             415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED */
+            422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
