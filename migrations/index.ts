@@ -5,6 +5,7 @@ import { IdempotencyKeys1795500000000 } from './1795500000000-IdempotencyKeys.js
 import { Webhooks1795600000000 } from './1795600000000-Webhooks.js';
 import { PetLists1795700000000 } from './1795700000000-PetLists.js';
 import { WebhookTraceparent1795800000000 } from './1795800000000-WebhookTraceparent.js';
+import { WebhookControl1795900000000 } from './1795900000000-WebhookControl.js';
 
 /** Every migration, oldest first. Add each new migration here. */
 export const migrations = [
@@ -15,4 +16,5 @@ export const migrations = [
   Webhooks1795600000000,
   PetLists1795700000000,
   WebhookTraceparent1795800000000,
+  WebhookControl1795900000000,
 ];

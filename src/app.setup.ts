@@ -22,7 +22,8 @@ import { RateLimiter } from './rate-limit/rate-limiter.js';
 
 /**
  * Options for NestFactory.create. No global body parser: JSON bodies are read by
- * JsonBodyInterceptor (installed by @Idempotent), after authentication, on the routes that take one.
+ * JsonBodyInterceptor (installed by @Idempotent or @JsonBody), after authentication, on the
+ * routes that take one.
  */
 export const APP_OPTIONS: NestApplicationOptions = { bodyParser: false, bufferLogs: true };
 

@@ -1742,6 +1742,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
           events: value.events,
           ...(description === undefined ? {} : { description }),
           createdAt: expect.stringMatching(SHIP_DATE_FORMAT),
+          enabled: true,
           secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
         });
         expect(res.headers.location).toBe(`/v2/webhooks/${res.body.id}`);

@@ -145,11 +145,14 @@ describe('resource JSON: PostgreSQL, the API and Node write the same bytes (e2e)
 
   it('webhook subscriptions: with and without a description, dates at both ends', async () => {
     await t.db.query(
-      `INSERT INTO webhook_subscriptions (api_key_id, url, events, description, secret, created_at)
-       VALUES ($1, 'https://93.184.216.34/a', '{order.placed}', NULL, $2, '0001-01-01 00:00:00+00'),
+      `INSERT INTO webhook_subscriptions
+         (api_key_id, url, events, description, secret, created_at, enabled, disabled_at, disabled_reason)
+       VALUES ($1, 'https://93.184.216.34/a', '{order.placed}', NULL, $2, '0001-01-01 00:00:00+00',
+               true, NULL, NULL),
               ($1, 'https://93.184.216.34/b?q="x"&y=\\', '{category.created,order.shipped,order.placed,order.cancelled}',
-               $3, $2, '9999-12-31 23:59:59.999999+00'),
-              ($1, 'https://93.184.216.34/c', '{order.cancelled,order.placed}', $4, $2, now())`,
+               $3, $2, '9999-12-31 23:59:59.999999+00', false, '9999-12-31 23:59:59.999999+00', 'gone'),
+              ($1, 'https://93.184.216.34/c', '{order.cancelled,order.placed}', $4, $2, now(),
+               false, now(), 'requested')`,
       [apiKeyId, randomBytes(32), AWKWARD_TEXT[0], AWKWARD_TEXT[3]],
     );
     const byPostgres = await renderedAlike(

@@ -43,6 +43,11 @@ const V2_OPERATIONS = {
   getWebhook: 'get /webhooks/{webhookId}',
   deleteWebhook: 'delete /webhooks/{webhookId}',
   listWebhookDeliveries: 'get /webhooks/{webhookId}/deliveries',
+  updateWebhook: 'patch /webhooks/{webhookId}',
+  rotateWebhookSecret: 'post /webhooks/{webhookId}/rotate-secret',
+  getWebhookDelivery: 'get /webhooks/{webhookId}/deliveries/{eventId}',
+  redeliverWebhookDelivery: 'post /webhooks/{webhookId}/deliveries/{eventId}/redeliver',
+  recoverWebhookDeliveries: 'post /webhooks/{webhookId}/recover',
 };
 
 describe('v2 beside v1 (e2e)', () => {

@@ -57,6 +57,7 @@ describe('webhook subscriptions: /v2/webhooks (e2e)', () => {
       events: ['order.placed', 'category.created'],
       description: 'warehouse',
       createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      enabled: true,
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
     });
     expect(res.headers.location).toBe(`/v2/webhooks/${res.body.id}`);
@@ -290,6 +291,7 @@ describe('webhook subscriptions: /v2/webhooks (e2e)', () => {
         events: ['category.created'],
         description: 'once',
         createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+        enabled: true,
         secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
       });
       // The text the API writes for a subscription made without the header.
@@ -489,6 +491,14 @@ describe('webhook subscriptions to private addresses (e2e)', () => {
     'http://[fd00::1]/x',
     'http://[::ffff:127.0.0.1]/x',
     'http://0.0.0.0/x',
+    // IPv4 carried in IPv6: compatible, SIIT, NAT64, 6to4, Teredo
+    'http://[::127.0.0.1]/x',
+    'http://[::7f00:1]/x',
+    'http://[::ffff:0:7f00:1]/x',
+    'http://[64:ff9b::a9fe:a9fe]/x',
+    'http://[64:ff9b:1::10.0.0.1]/x',
+    'http://[2002:c0a8:101::1]/x',
+    'http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/x',
   ])('refuses %s with 400 while WEBHOOK_ALLOW_PRIVATE_TARGETS is off', async (url) => {
     const res = await t.http
       .post('/v2/webhooks')
@@ -496,6 +506,32 @@ describe('webhook subscriptions to private addresses (e2e)', () => {
       .send({ url, events: ['order.placed'] });
     expectErrorResponse(res, 400, 'VALIDATION_FAILED');
     expect(res.body.message).toContain('url');
+  });
+
+  it('refuses a private url in updateWebhook too, and keeps the old one', async () => {
+    const made = await t.http
+      .post('/v2/webhooks')
+      .set('Authorization', t.auth)
+      .send({ url: PUBLIC_URL, events: ['order.placed'] })
+      .expect(201);
+    const id = made.body.id as number;
+    for (const url of ['http://127.0.0.1/x', 'http://[::127.0.0.1]/x', 'http://hooks.invalid/x']) {
+      const res = await t.http
+        .patch(`/v2/webhooks/${id}`)
+        .set('Authorization', t.auth)
+        .send({ url });
+      expectErrorResponse(res, 400, 'VALIDATION_FAILED');
+      t.specV2.check('updateWebhook', res);
+      expect(res.body.message).toContain('url');
+    }
+    const read = await t.http.get(`/v2/webhooks/${id}`).set('Authorization', t.auth).expect(200);
+    expect(read.body.url).toBe(PUBLIC_URL);
+    const moved = await t.http
+      .patch(`/v2/webhooks/${id}`)
+      .set('Authorization', t.auth)
+      .send({ url: 'https://[64:ff9b::808:808]/hooks' })
+      .expect(200);
+    expect(moved.body.url).toBe('https://[64:ff9b::808:808]/hooks');
   });
 
   it('accepts a public address', async () => {

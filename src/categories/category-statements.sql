@@ -26,7 +26,7 @@ webhook_outbox AS (INSERT INTO webhook_deliveries (subscription_id, event_id, ev
     SELECT s.id, e.id, 'category.created', json_build_object('id', e.id, 'type', 'category.created',
              'createdAt', to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
              'data', e.data)::text, now(), $3::text
-    FROM webhook_event e JOIN webhook_subscriptions s ON 'category.created' = ANY (s.events))
+    FROM webhook_event e JOIN webhook_subscriptions s ON 'category.created' = ANY (s.events) AND s.enabled)
 SELECT main.* FROM (SELECT) AS one LEFT JOIN main ON true;
 
 -- insertUnlessNameTaken: createCategory under an Idempotency-Key
@@ -42,7 +42,7 @@ webhook_outbox AS (INSERT INTO webhook_deliveries (subscription_id, event_id, ev
     SELECT s.id, e.id, 'category.created', json_build_object('id', e.id, 'type', 'category.created',
              'createdAt', to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
              'data', e.data)::text, now(), $3::text
-    FROM webhook_event e JOIN webhook_subscriptions s ON 'category.created' = ANY (s.events)),
+    FROM webhook_event e JOIN webhook_subscriptions s ON 'category.created' = ANY (s.events) AND s.enabled),
 idempotency AS (UPDATE idempotency_keys AS record
             SET state = 'completed', lock_token = NULL, locked_until = NULL,
                 response_status = COALESCE((SELECT 201 FROM main), $6::smallint),

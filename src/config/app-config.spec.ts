@@ -151,8 +151,10 @@ describe('loadConfig', () => {
       concurrency: 8,
       timeoutMs: 10_000,
       claimTtlMs: 60_000,
+      disableAfterSeconds: 432_000,
       retentionMs: 30 * 86_400_000,
     });
+    expect(loadConfig({ WEBHOOK_DISABLE_AFTER_SECONDS: '0' }).webhooks.disableAfterSeconds).toBe(0);
     expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '0.2, 1.5' }).webhooks.retryScheduleMs).toEqual([
       200, 1500,
     ]);

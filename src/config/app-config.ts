@@ -87,6 +87,8 @@ export interface WebhookConfig {
   concurrency: ConfigValues['WEBHOOK_CONCURRENCY'];
   timeoutMs: ConfigValues['WEBHOOK_TIMEOUT_MS'];
   claimTtlMs: ConfigValues['WEBHOOK_CLAIM_TTL_MS'];
+  /** WEBHOOK_DISABLE_AFTER_SECONDS; 0: never. */
+  disableAfterSeconds: ConfigValues['WEBHOOK_DISABLE_AFTER_SECONDS'];
   /** WEBHOOK_RETENTION_DAYS, in milliseconds. */
   retentionMs: number;
 }
@@ -166,6 +168,7 @@ export function toAppConfig(v: ConfigValues): AppConfig {
       concurrency: v.WEBHOOK_CONCURRENCY,
       timeoutMs: v.WEBHOOK_TIMEOUT_MS,
       claimTtlMs: v.WEBHOOK_CLAIM_TTL_MS,
+      disableAfterSeconds: v.WEBHOOK_DISABLE_AFTER_SECONDS,
       retentionMs: v.WEBHOOK_RETENTION_DAYS * 86_400_000,
     },
     idempotency: {

@@ -296,6 +296,10 @@ export const CONFIG_VARIABLES = {
     },
     doc: 'a delivery claimed by an instance that died is attempted again after this',
   }),
+  WEBHOOK_DISABLE_AFTER_SECONDS: variable(wholeNumber(0, 31_536_000), {
+    default: 432_000,
+    doc: 'a subscription none of whose attempts has succeeded for this long since its first failure is disabled (`failing`); `0` never disables',
+  }),
   WEBHOOK_RETENTION_DAYS: variable(wholeNumber(1, 3650), {
     default: 30,
     doc: 'finished (succeeded or failed) deliveries and their attempts are deleted this many days after their event',

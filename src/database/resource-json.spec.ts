@@ -264,34 +264,47 @@ describe('resource JSON', () => {
       events: fc.shuffledSubarray([...WEBHOOK_EVENT_TYPES], { minLength: 1 }),
       description: nullable(anyText),
       createdAt: date,
+      enabled: fc.boolean(),
+      disabledAt: nullable(date),
+      disabledReason: nullable(
+        fc.constantFrom('requested' as const, 'gone' as const, 'failing' as const),
+      ),
     });
 
-    it('is written { id, url, events, description?, createdAt }', () => {
+    it('is written { id, url, events, description?, createdAt, enabled, disabledAt?, disabledReason? }', () => {
       const value: WebhookSubscription = {
         id: 12,
         url: 'https://hooks.example.com/petstore',
         events: ['order.placed', 'order.cancelled'],
         description: 'Warehouse',
         createdAt: new Date('2026-11-25T10:00:00.000Z'),
+        enabled: false,
+        disabledAt: new Date('2026-11-26T10:00:00.000Z'),
+        disabledReason: 'gone',
       };
       expect(JSON.stringify(WebhookDto.from(value))).toBe(
         '{"id":12,"url":"https://hooks.example.com/petstore","events":["order.placed","order.cancelled"],' +
-          '"description":"Warehouse","createdAt":"2026-11-25T10:00:00.000Z"}',
+          '"description":"Warehouse","createdAt":"2026-11-25T10:00:00.000Z","enabled":false,' +
+          '"disabledAt":"2026-11-26T10:00:00.000Z","disabledReason":"gone"}',
       );
     });
 
     it('from its text row and its COPY bytes, is JSON.stringify(WebhookDto.from(subscription)) byte for byte', () => {
       expect(WEBHOOK_JSON.columns()).toBe(
-        'id, url, events, description, created_at AS "createdAt"',
+        'id, url, events, description, created_at AS "createdAt", enabled, ' +
+          'disabled_at AS "disabledAt", disabled_reason AS "disabledReason"',
       );
       fc.assert(
-        fc.property(subscription, dateText, (value, createdText) => {
+        fc.property(subscription, dateText, dateText, (value, createdText, disabledText) => {
           const row: TextRow = [
             String(value.id),
             value.url,
             textArrayText(value.events),
             value.description,
             dateOrNull(value.createdAt, createdText),
+            value.enabled ? 't' : 'f',
+            dateOrNull(value.disabledAt, disabledText),
+            value.disabledReason,
           ];
           expectRenderings(WEBHOOK_JSON, row, JSON.stringify(WebhookDto.from(value)));
         }),

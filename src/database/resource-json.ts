@@ -142,6 +142,16 @@ const LETTER_T = 0x54;
 const LETTER_Z = 0x5a;
 const TAB = 0x09;
 
+/** A boolean column: PostgreSQL writes it `t` or `f` in text. */
+export const boolean: JsonKind<boolean> = {
+  sql: (column) => column,
+  fromText: (value) => (value === 't' ? 'true' : 'false'),
+  fromValue: (value) => value,
+  fromCopy: (src, start, _end, out) => out.bytes(src[start] === LETTER_t ? TRUE : FALSE),
+};
+
+const LETTER_t = 0x74;
+
 /** A one-dimensional text[] as an array of strings. */
 export const textArray: JsonKind<readonly string[]> = {
   sql: (column) => column,

@@ -240,6 +240,57 @@ const SNAPSHOTS: Snapshot[] = [
         title: 'listWebhookDeliveries: a later page, descending',
         made: webhookSubscriptionStatements.listDeliveriesPage(12, 'desc', '99', 21),
       },
+      {
+        builder: 'updateForKey',
+        title: 'updateWebhook: a new url and description, disabled',
+        made: webhookSubscriptionStatements.updateForKey(3, '12', {
+          url: 'https://hooks.example.com/v2',
+          description: null,
+          enabled: false,
+        }),
+      },
+      {
+        builder: 'rotateSecretForKey',
+        title: 'rotateWebhookSecret, the previous secret signing for a day',
+        made: webhookSubscriptionStatements.rotateSecretForKey(3, '12', SECRET, 86400),
+      },
+      {
+        builder: 'secretOfRotation',
+        title: 'rotateWebhookSecret, a replay: the secret that rotation made',
+        made: webhookSubscriptionStatements.secretOfRotation(3, '12', 2),
+      },
+      {
+        builder: 'stopForKey',
+        title: 'deleteWebhook, first: no attempt claimed after it',
+        made: webhookSubscriptionStatements.stopForKey(3, '12'),
+      },
+      {
+        builder: 'attemptsUnderWay',
+        title: 'deleteWebhook, then: waits for the attempts under way',
+        made: webhookSubscriptionStatements.attemptsUnderWay(12, 10000),
+      },
+      {
+        builder: 'findDelivery',
+        title: 'getWebhookDelivery',
+        made: webhookSubscriptionStatements.findDelivery(
+          12,
+          'evt_5f0c6f3b2a8e4d4b9e3c1a7d2b6e8f10',
+        ),
+      },
+      {
+        builder: 'sendAgain',
+        title: 'redeliverWebhookDelivery',
+        made: webhookSubscriptionStatements.sendAgain(
+          12,
+          'evt_5f0c6f3b2a8e4d4b9e3c1a7d2b6e8f10',
+          null,
+        ),
+      },
+      {
+        builder: 'sendAgain',
+        title: 'recoverWebhookDeliveries',
+        made: webhookSubscriptionStatements.sendAgain(12, null, '2026-11-25T10:00:00.000000Z'),
+      },
     ],
   },
   {
@@ -254,13 +305,19 @@ const SNAPSHOTS: Snapshot[] = [
       {
         builder: 'recordAttempt',
         title: 'an attempt failed, retried later',
-        made: webhookDeliveryStatements.recordAttempt('99', 2, 'pending', {
-          ok: false,
-          responseStatus: 503,
-          durationMs: 120,
-          error: 'HTTP 503',
-          retryInMs: 30000,
-        }),
+        made: webhookDeliveryStatements.recordAttempt(
+          '99',
+          2,
+          'pending',
+          {
+            ok: false,
+            responseStatus: 503,
+            durationMs: 120,
+            error: 'HTTP 503',
+            retryInMs: 30000,
+          },
+          432000,
+        ),
       },
       {
         builder: 'pendingBacklog',

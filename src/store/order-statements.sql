@@ -40,7 +40,7 @@ webhook_outbox AS (INSERT INTO webhook_deliveries (subscription_id, event_id, ev
     SELECT s.id, e.id, 'order.placed', json_build_object('id', e.id, 'type', 'order.placed',
              'createdAt', to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
              'data', e.data)::text, now(), $4::text
-    FROM webhook_event e JOIN webhook_subscriptions s ON 'order.placed' = ANY (s.events))
+    FROM webhook_event e JOIN webhook_subscriptions s ON 'order.placed' = ANY (s.events) AND s.enabled)
 SELECT main.* FROM (SELECT) AS one LEFT JOIN main ON true;
 
 -- insertForExistingPet: placeOrder under an Idempotency-Key
@@ -56,7 +56,7 @@ webhook_outbox AS (INSERT INTO webhook_deliveries (subscription_id, event_id, ev
     SELECT s.id, e.id, 'order.placed', json_build_object('id', e.id, 'type', 'order.placed',
              'createdAt', to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
              'data', e.data)::text, now(), $4::text
-    FROM webhook_event e JOIN webhook_subscriptions s ON 'order.placed' = ANY (s.events)),
+    FROM webhook_event e JOIN webhook_subscriptions s ON 'order.placed' = ANY (s.events) AND s.enabled),
 idempotency AS (UPDATE idempotency_keys AS record
             SET state = 'completed', lock_token = NULL, locked_until = NULL,
                 response_status = COALESCE((SELECT 201 FROM main), $7::smallint),
@@ -83,7 +83,7 @@ FROM changed), webhook_outbox AS (INSERT INTO webhook_deliveries (subscription_i
 SELECT s.id, e.id, 'order.cancelled', json_build_object('id', e.id, 'type', 'order.cancelled',
          'createdAt', to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
          'data', e.data)::text, now(), $2::text
-FROM webhook_event e JOIN webhook_subscriptions s ON 'order.cancelled' = ANY (s.events))
+FROM webhook_event e JOIN webhook_subscriptions s ON 'order.cancelled' = ANY (s.events) AND s.enabled)
    SELECT target.status AS "previousStatus" FROM target;
 
 -- shipIfPending: shipOrder
@@ -100,7 +100,7 @@ FROM changed), webhook_outbox AS (INSERT INTO webhook_deliveries (subscription_i
 SELECT s.id, e.id, 'order.shipped', json_build_object('id', e.id, 'type', 'order.shipped',
          'createdAt', to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
          'data', e.data)::text, now(), $2::text
-FROM webhook_event e JOIN webhook_subscriptions s ON 'order.shipped' = ANY (s.events))
+FROM webhook_event e JOIN webhook_subscriptions s ON 'order.shipped' = ANY (s.events) AND s.enabled)
    SELECT target.status AS "previousStatus", shown.*
    FROM target CROSS JOIN (
      SELECT * FROM changed

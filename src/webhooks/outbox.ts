@@ -10,7 +10,7 @@ export type ResourceJsonSql = (row: string) => string;
  * The transactional outbox, as SQL for a feature's own statement: append the result to its
  * `WITH` list, after a CTE named `changed` that returns the changed rows with the resource's
  * columns, which `data` renders (the resource as the API shows it). For each changed row it
- * makes one event and inserts one delivery per subscription to `type`. No changed row (a no-op
+ * makes one event and inserts one delivery per enabled subscription to `type`. No changed row (a no-op
  * repeat, a refused change): no event. One statement, so no extra round trip, and the event
  * commits with the change or not at all.
  *
@@ -57,5 +57,5 @@ function deliveriesSql(type: WebhookEventType, traceparent: string): string {
   // `type` comes from the closed list of event types, never from a request.
   return `INSERT INTO webhook_deliveries (subscription_id, event_id, event_type, payload, next_attempt_at, traceparent)
     SELECT s.id, e.id, '${type}', ${webhookEventJson(type, 'e')}, now(), ${traceparent}::text
-    FROM webhook_event e JOIN webhook_subscriptions s ON '${type}' = ANY (s.events)`;
+    FROM webhook_event e JOIN webhook_subscriptions s ON '${type}' = ANY (s.events) AND s.enabled`;
 }

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { runStatement } from '../database/statement.js';
 import { webhookDeliveryStatements as statements } from './webhook-delivery-statements.js';
 import { WebhookSecret } from './webhook-signature.js';
+import type { DisabledReason } from './webhook-subscription.repository.js';
 
 /** A delivery an instance has claimed for one attempt. */
 export interface ClaimedDelivery {
@@ -13,11 +14,15 @@ export interface ClaimedDelivery {
   payload: string;
   /** This attempt's number (1 = first); it is also the claim's token. */
   attempt: number;
+  /** Its number since the delivery was last sent again (1 = first): the retry schedule's. */
+  roundAttempt: number;
   subscriptionId: string;
   url: string;
   secret: WebhookSecret;
   /** The traceparent of the request that made the change; null when it was not traced. */
   traceparent: string | null;
+  /** The secret before the last rotation, while it still signs. */
+  previousSecret: WebhookSecret | null;
 }
 
 export interface AttemptOutcome {
@@ -29,8 +34,11 @@ export interface AttemptOutcome {
   retryInMs: number | null;
 }
 
-/** A claimed delivery as the statement answers it: the secret still in bytes. */
-type ClaimRow = Omit<ClaimedDelivery, 'secret'> & { secret: Buffer };
+/** A claimed delivery as the statement answers it: the secrets still in bytes. */
+type ClaimRow = Omit<ClaimedDelivery, 'secret' | 'previousSecret'> & {
+  secret: Buffer;
+  previousSecret: Buffer | null;
+};
 
 /**
  * The dispatcher's SQL: runs the statements of src/webhooks/webhook-delivery-statements.ts.
@@ -52,20 +60,30 @@ export class WebhookDeliveryRepository {
       this.dataSource,
       statements.claimDue(limit, claimTtlMs),
     );
-    return rows.map(({ secret, ...row }) => ({ ...row, secret: new WebhookSecret(secret) }));
+    return rows.map(({ secret, previousSecret, ...row }) => ({
+      ...row,
+      secret: new WebhookSecret(secret),
+      previousSecret: previousSecret && new WebhookSecret(previousSecret),
+    }));
   }
 
   /**
    * Records an attempt's outcome and what comes next: succeeded, a retry at its time, or
    * failed. Only while this attempt still holds the claim: if its claim ran out and another
-   * instance took the delivery over, that instance's attempt decides.
+   * instance took the delivery over, that instance's attempt decides. A failure may disable
+   * the subscription (a 410, or failing for `disableAfterSeconds`): the reason is answered then.
    */
-  async recordAttempt(delivery: ClaimedDelivery, outcome: AttemptOutcome): Promise<void> {
+  async recordAttempt(
+    delivery: ClaimedDelivery,
+    outcome: AttemptOutcome,
+    disableAfterSeconds: number,
+  ): Promise<DisabledReason | null> {
     const status = outcome.ok ? 'succeeded' : outcome.retryInMs === null ? 'failed' : 'pending';
-    await runStatement(
+    const rows = await runStatement<{ disabledReason: DisabledReason }>(
       this.dataSource,
-      statements.recordAttempt(delivery.id, delivery.attempt, status, outcome),
+      statements.recordAttempt(delivery.id, delivery.attempt, status, outcome, disableAfterSeconds),
     );
+    return rows[0]?.disabledReason ?? null;
   }
 
   /** How many deliveries are pending, and how old the oldest is (for the metrics). */

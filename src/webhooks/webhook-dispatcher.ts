@@ -12,7 +12,7 @@ import {
   type ClaimedDelivery,
 } from './webhook-delivery.repository.js';
 import { WebhookMetrics } from './webhook-metrics.js';
-import { sendDelivery } from './webhook-sender.js';
+import { sendDelivery, type AttemptResult } from './webhook-sender.js';
 import { signedHeaders } from './webhook-signature.js';
 import { traceAttempt } from './webhook-tracing.js';
 
@@ -129,11 +129,19 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     }
   }
 
+  private retryIn(delivery: ClaimedDelivery, result: AttemptResult): number | null {
+    if (result.ok) return null;
+    return retryDelay(this.settings.retryScheduleMs, delivery.roundAttempt, result.retryAfterMs);
+  }
+
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    const secrets = delivery.previousSecret
+      ? [delivery.secret, delivery.previousSecret]
+      : [delivery.secret];
     const result = await traceAttempt(delivery, (traceHeaders) =>
       sendDelivery(
         delivery.url,
-        { ...signedHeaders(delivery.secret, delivery.eventId, delivery.payload), ...traceHeaders },
+        { ...signedHeaders(secrets, delivery.eventId, delivery.payload), ...traceHeaders },
         delivery.payload,
         {
           timeoutMs: this.settings.timeoutMs,
@@ -141,12 +149,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
         },
       ),
     );
-    const schedule = this.settings.retryScheduleMs;
-    const outcome: AttemptOutcome = {
-      ...result,
-      // Attempt n failed: wait the n-th delay of the schedule; past its end, give up.
-      retryInMs: result.ok ? null : (schedule[delivery.attempt - 1] ?? null),
-    };
+    const outcome: AttemptOutcome = { ...result, retryInMs: this.retryIn(delivery, result) };
     this.metrics.attempted(
       result.ok,
       result.ok ? 'succeeded' : outcome.retryInMs === null ? 'failed' : null,
@@ -164,7 +167,20 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       );
     }
     try {
-      await this.deliveries.recordAttempt(delivery, outcome);
+      const disabled = await this.deliveries.recordAttempt(
+        delivery,
+        outcome,
+        this.settings.disableAfterSeconds,
+      );
+      if (disabled) {
+        this.metrics.disabled(disabled);
+        this.logger.warn(
+          `webhook subscription ${delivery.subscriptionId} disabled: ${disabled} ` +
+            (disabled === 'gone'
+              ? '(the receiver answered 410 Gone)'
+              : `(no attempt has succeeded for ${this.settings.disableAfterSeconds} s)`),
+        );
+      }
     } catch (error) {
       // The claim runs out and the delivery is attempted again: at least once.
       this.logger.warn(
@@ -172,6 +188,21 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       );
     }
   }
+}
+
+/**
+ * When to try a failed attempt again: attempt n since the delivery was (last) sent failed, so
+ * wait the n-th delay of the schedule, or longer when the receiver's Retry-After asks (at most
+ * an hour); past the schedule's end, never (null).
+ */
+export function retryDelay(
+  schedule: readonly number[],
+  roundAttempt: number,
+  retryAfterMs: number | null,
+): number | null {
+  const delay = schedule[roundAttempt - 1];
+  if (delay === undefined) return null;
+  return Math.max(delay, retryAfterMs ?? 0);
 }
 
 function errorMessage(error: unknown): string {

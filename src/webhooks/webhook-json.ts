@@ -1,4 +1,11 @@
-import { integer, resourceJson, text, textArray, timestamp } from '../database/resource-json.js';
+import {
+  boolean,
+  integer,
+  resourceJson,
+  text,
+  textArray,
+  timestamp,
+} from '../database/resource-json.js';
 import type { WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
 import type { WebhookDto } from './dto/webhook.dto.js';
 import type { WebhookEventType } from './webhook-events.js';
@@ -14,16 +21,29 @@ import type {
 
 /**
  * A subscription as every answer but the creation shows it (WebhookDto), never with its
- * secret: `{ id, url, events, description?, createdAt }`, description left out when absent.
+ * secret: `{ id, url, events, description?, createdAt, enabled, disabledAt?, disabledReason? }`,
+ * the optional keys left out when absent.
  */
 export const WEBHOOK_JSON = resourceJson<WebhookSubscription, WebhookDto>(
-  { id: 'id', url: 'url', events: 'events', description: 'description', createdAt: 'created_at' },
+  {
+    id: 'id',
+    url: 'url',
+    events: 'events',
+    description: 'description',
+    createdAt: 'created_at',
+    enabled: 'enabled',
+    disabledAt: 'disabled_at',
+    disabledReason: 'disabled_reason',
+  },
   [
     { from: 'id', kind: integer },
     { from: 'url', kind: text },
     { from: 'events', kind: textArray },
     { from: 'description', kind: text, optional: true },
     { from: 'createdAt', kind: timestamp },
+    { from: 'enabled', kind: boolean },
+    { from: 'disabledAt', kind: timestamp, optional: true },
+    { from: 'disabledReason', kind: text, optional: true },
   ],
 );
 

@@ -2,6 +2,7 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { Counter } from 'prom-client';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
+import { DISABLED_REASONS, type DisabledReason } from './webhook-subscription.repository.js';
 
 /**
  * Webhook metrics: attempts and finished deliveries by outcome (counted by the instance that
@@ -13,6 +14,8 @@ import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
 export class WebhookMetrics implements OnModuleInit {
   private attempts: Counter<'outcome'> | undefined;
   private deliveries: Counter<'outcome'> | undefined;
+  private disabledSubscriptions: Counter<'reason'> | undefined;
+  private sentAgain: Counter<'how'> | undefined;
 
   constructor(
     private readonly metrics: MetricsService,
@@ -30,6 +33,19 @@ export class WebhookMetrics implements OnModuleInit {
       help: 'Webhook deliveries this instance finished, by outcome (succeeded, failed: retries used up)',
       labelNames: ['outcome'],
     });
+    this.disabledSubscriptions = this.metrics.counter({
+      name: 'petstore_webhook_subscriptions_disabled_total',
+      help: 'Webhook subscriptions disabled, by reason (requested, gone: the receiver answered 410, failing: no success for WEBHOOK_DISABLE_AFTER_SECONDS)',
+      labelNames: ['reason'],
+    });
+    this.sentAgain = this.metrics.counter({
+      name: 'petstore_webhook_deliveries_sent_again_total',
+      help: 'Finished webhook deliveries put back to pending, by how (redelivered: one, recovered: every failed one since a time)',
+      labelNames: ['how'],
+    });
+    // Each labelled series exists from the start, so a rate over it has a beginning.
+    for (const reason of DISABLED_REASONS) this.disabledSubscriptions.inc({ reason }, 0);
+    for (const how of ['redelivered', 'recovered']) this.sentAgain.inc({ how }, 0);
     // NaN while the database does not answer: a scrape must not fail as a whole (it would lose
     // every other metric, petstore_database_up included, just when they matter), and 0 would
     // claim an empty backlog.
@@ -51,6 +67,15 @@ export class WebhookMetrics implements OnModuleInit {
         this.set((await backlog()).oldestAgeSeconds);
       },
     });
+  }
+
+  disabled(reason: DisabledReason): void {
+    this.disabledSubscriptions?.inc({ reason });
+  }
+
+  /** `count` finished deliveries put back to pending by redeliver or recover. */
+  sentAgainCount(how: 'redelivered' | 'recovered', count: number): void {
+    this.sentAgain?.inc({ how }, count);
   }
 
   attempted(ok: boolean, finished: 'succeeded' | 'failed' | null): void {

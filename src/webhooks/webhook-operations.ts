@@ -1,20 +1,27 @@
-import { Delete, Get, HttpCode, HttpStatus, Post, applyDecorators } from '@nestjs/common';
+import { Delete, Get, HttpCode, HttpStatus, Patch, Post, applyDecorators } from '@nestjs/common';
 import {
+  ApiAcceptedResponse,
+  ApiBody,
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
+  ApiParam,
 } from '@nestjs/swagger';
 import {
   ApiErrorResponses,
   IDEMPOTENT_REPLAYED_HEADER,
 } from '../common/errors/api-error-responses.decorator.js';
 import { ErrorCode } from '../common/errors/error-code.js';
+import { JsonBody } from '../common/http/json-body.interceptor.js';
 import { ApiInt64IdParam, Beta } from '../common/http/api-decorators.js';
 import { NEXT_PAGE_LINK_HEADER, PageDto } from '../common/pagination/page.dto.js';
 import { ApiPageQuery } from '../common/pagination/page-query.decorator.js';
 import { Idempotent } from '../idempotency/idempotent.decorator.js';
-import { WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
+import { RecoverWebhookDeliveriesDto, RequeuedDto } from './dto/recover-webhook-deliveries.dto.js';
+import { UpdateWebhookDto } from './dto/update-webhook.dto.js';
+import { WebhookDeliveryDetailDto, WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
+import { RotatedWebhookSecretDto, RotateWebhookSecretDto } from './dto/webhook-secret.dto.js';
 import { CreatedWebhookDto, WebhookDto } from './dto/webhook.dto.js';
 
 /*
@@ -121,8 +128,9 @@ export const DeleteWebhookOperation = (): MethodDecorator =>
       operationId: 'deleteWebhook',
       summary: 'Delete a subscription',
       description:
-        'No attempt is claimed for it after this answer (one claimed a moment before, already ' +
-        'connecting to the receiver, still goes out); its delivery records go with it.',
+        'No attempt starts after this answer: the subscription stops being sent to at once, ' +
+        'and the answer waits (at most WEBHOOK_TIMEOUT_MS) for an attempt already under way to ' +
+        'end. Its delivery records go with it.',
     }),
     ApiInt64IdParam('webhookId', 'Identifier of the subscription'),
     ApiNoContentResponse({ description: 'Deleted' }),
@@ -150,4 +158,157 @@ export const ListWebhookDeliveriesOperation = (): MethodDecorator =>
       headers: NEXT_PAGE_LINK_HEADER,
     }),
     ApiErrorResponses(ErrorCode.VALIDATION_FAILED, ErrorCode.WEBHOOK_NOT_FOUND),
+  );
+
+/** An event id in a path: the form events are written in. */
+export const EVENT_ID_PATTERN = /^evt_[0-9a-f]{32}$/;
+
+const ApiEventIdParam = (): MethodDecorator =>
+  ApiParam({
+    name: 'eventId',
+    description: 'The event id (webhook-id) of the delivery',
+    schema: {
+      type: 'string',
+      pattern: EVENT_ID_PATTERN.source,
+      minLength: 36,
+      maxLength: 36,
+      example: 'evt_5f0c6f3b2a8e4d4b9e3c1a7d2b6e8f10',
+    },
+  });
+
+/** PATCH /webhooks/{webhookId}. */
+export const UpdateWebhookOperation = (): MethodDecorator =>
+  applyDecorators(
+    Patch(':webhookId'),
+    JsonBody(),
+    Beta(),
+    ApiOperation({
+      operationId: 'updateWebhook',
+      summary: 'Change a subscription: url, events, description, enabled',
+      description:
+        'Any non-empty subset of the fields, each under createWebhook’s rules (description: ' +
+        'null removes it). A new url applies to every attempt made after the answer, new ' +
+        'events to every event recorded after it. enabled: false disables the subscription ' +
+        '(disabledReason requested) and fails its pending deliveries; enabled: true enables it ' +
+        'again and clears disabledAt and disabledReason.',
+    }),
+    ApiInt64IdParam('webhookId', 'Identifier of the subscription'),
+    ApiBody({ type: UpdateWebhookDto }),
+    ApiOkResponse({ type: WebhookDto, description: 'The subscription, changed' }),
+    ApiErrorResponses(
+      ErrorCode.VALIDATION_FAILED,
+      ErrorCode.MALFORMED_JSON,
+      ErrorCode.PAYLOAD_TOO_LARGE,
+      ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+      ErrorCode.WEBHOOK_NOT_FOUND,
+    ),
+  );
+
+/** POST /webhooks/{webhookId}/rotate-secret. */
+export const RotateWebhookSecretOperation = (): MethodDecorator =>
+  applyDecorators(
+    Post(':webhookId/rotate-secret'),
+    HttpCode(HttpStatus.OK),
+    Idempotent({ version: 'v2', operation: 'rotateWebhookSecret' }),
+    Beta(),
+    ApiOperation({
+      operationId: 'rotateWebhookSecret',
+      summary: 'Give a subscription a new signing secret, the old one overlapping',
+      description:
+        'The new secret is shown only in this answer. Until previousSecretExpiresAt every ' +
+        'delivery carries two signatures, the new one first (webhook-signature: v1,<new> ' +
+        'v1,<previous>). At most two secrets are ever live: rotating again during an overlap ' +
+        'drops the older one at once. A repeat with the same Idempotency-Key answers the same ' +
+        'new secret while it still signs (404 WEBHOOK_NOT_FOUND once it no longer does).',
+    }),
+    ApiInt64IdParam('webhookId', 'Identifier of the subscription'),
+    ApiBody({ type: RotateWebhookSecretDto }),
+    ApiOkResponse({
+      type: RotatedWebhookSecretDto,
+      description: 'The new secret',
+      headers: IDEMPOTENT_REPLAYED_HEADER,
+    }),
+    ApiErrorResponses(
+      ErrorCode.VALIDATION_FAILED,
+      ErrorCode.MALFORMED_JSON,
+      ErrorCode.PAYLOAD_TOO_LARGE,
+      ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+      ErrorCode.WEBHOOK_NOT_FOUND,
+      ErrorCode.IDEMPOTENCY_KEY_IN_USE,
+      ErrorCode.IDEMPOTENCY_KEY_REUSED,
+    ),
+  );
+
+/** GET /webhooks/{webhookId}/deliveries/{eventId}. */
+export const GetWebhookDeliveryOperation = (): MethodDecorator =>
+  applyDecorators(
+    Get(':webhookId/deliveries/:eventId'),
+    Beta(),
+    ApiOperation({
+      operationId: 'getWebhookDelivery',
+      summary: 'One delivery, its event and its last attempts',
+      description:
+        'The fields of a listed delivery, the event exactly as it is sent, and the last 20 ' +
+        'attempts, oldest first.',
+    }),
+    ApiInt64IdParam('webhookId', 'Identifier of the subscription'),
+    ApiEventIdParam(),
+    ApiOkResponse({ type: WebhookDeliveryDetailDto, description: 'The delivery' }),
+    ApiErrorResponses(
+      ErrorCode.VALIDATION_FAILED,
+      ErrorCode.WEBHOOK_NOT_FOUND,
+      ErrorCode.DELIVERY_NOT_FOUND,
+    ),
+  );
+
+/** POST /webhooks/{webhookId}/deliveries/{eventId}/redeliver. */
+export const RedeliverWebhookDeliveryOperation = (): MethodDecorator =>
+  applyDecorators(
+    Post(':webhookId/deliveries/:eventId/redeliver'),
+    HttpCode(HttpStatus.ACCEPTED),
+    Beta(),
+    ApiOperation({
+      operationId: 'redeliverWebhookDelivery',
+      summary: 'Send a finished delivery again',
+      description:
+        'The same event id and body, at once, then on the retry schedule from its start; ' +
+        'attempts keeps counting. No body.',
+    }),
+    ApiInt64IdParam('webhookId', 'Identifier of the subscription'),
+    ApiEventIdParam(),
+    ApiAcceptedResponse({ type: WebhookDeliveryDetailDto, description: 'The delivery, pending' }),
+    ApiErrorResponses(
+      ErrorCode.VALIDATION_FAILED,
+      ErrorCode.WEBHOOK_NOT_FOUND,
+      ErrorCode.DELIVERY_NOT_FOUND,
+      ErrorCode.DELIVERY_PENDING,
+      ErrorCode.WEBHOOK_DISABLED,
+    ),
+  );
+
+/** POST /webhooks/{webhookId}/recover. */
+export const RecoverWebhookDeliveriesOperation = (): MethodDecorator =>
+  applyDecorators(
+    Post(':webhookId/recover'),
+    HttpCode(HttpStatus.ACCEPTED),
+    JsonBody(),
+    Beta(),
+    ApiOperation({
+      operationId: 'recoverWebhookDeliveries',
+      summary: 'Send every failed delivery since a time again',
+      description:
+        'Every failed delivery of the subscription whose event was created at or after since ' +
+        'goes back to pending, as if each were redelivered.',
+    }),
+    ApiInt64IdParam('webhookId', 'Identifier of the subscription'),
+    ApiBody({ type: RecoverWebhookDeliveriesDto }),
+    ApiAcceptedResponse({ type: RequeuedDto, description: 'How many are pending again' }),
+    ApiErrorResponses(
+      ErrorCode.VALIDATION_FAILED,
+      ErrorCode.MALFORMED_JSON,
+      ErrorCode.PAYLOAD_TOO_LARGE,
+      ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+      ErrorCode.WEBHOOK_NOT_FOUND,
+      ErrorCode.WEBHOOK_DISABLED,
+    ),
   );

@@ -6,6 +6,9 @@ import { hostOf, resolveTarget, TargetError, type ResolvedAddress } from './webh
 /** Of the receiver's answer, at most this much is read (and thrown away). */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
+/** The longest a receiver's Retry-After may hold a delivery back. */
+export const MAX_RETRY_AFTER_MS = 3_600_000;
+
 export interface AttemptResult {
   ok: boolean;
   /** The receiver's HTTP status, when it answered. */
@@ -13,6 +16,8 @@ export interface AttemptResult {
   durationMs: number;
   /** Why it failed, short and free of secrets and bodies (for the attempt record and the log). */
   error: string | null;
+  /** How long a 429 or 503 asked to wait (Retry-After), at most MAX_RETRY_AFTER_MS; else null. */
+  retryAfterMs: number | null;
 }
 
 export interface SendOptions {
@@ -36,9 +41,13 @@ export async function sendDelivery(
   signal?: AbortSignal,
 ): Promise<AttemptResult> {
   const started = performance.now();
-  const done = (result: Omit<AttemptResult, 'durationMs'>): AttemptResult => ({
+  const done = (
+    result: Omit<AttemptResult, 'durationMs' | 'retryAfterMs'>,
+    retryAfterMs: number | null = null,
+  ): AttemptResult => ({
     ...result,
     durationMs: Math.round(performance.now() - started),
+    retryAfterMs,
   });
   let target: URL;
   try {
@@ -58,12 +67,22 @@ export async function sendDelivery(
   signal?.addEventListener('abort', abort, { once: true });
   const attempt = (async () => {
     const addresses = await resolveTarget(hostOf(target), options.allowPrivateTargets);
-    const status = await post(target, addresses, headers, body, controller.signal, options);
-    return done({
-      ok: status >= 200 && status < 300,
-      responseStatus: status,
-      error: status >= 200 && status < 300 ? null : `HTTP ${status}`,
-    });
+    const { status, retryAfter } = await post(
+      target,
+      addresses,
+      headers,
+      body,
+      controller.signal,
+      options,
+    );
+    return done(
+      {
+        ok: status >= 200 && status < 300,
+        responseStatus: status,
+        error: status >= 200 && status < 300 ? null : `HTTP ${status}`,
+      },
+      status === 429 || status === 503 ? retryAfterMs(retryAfter) : null,
+    );
   })().catch((error: unknown) => done({ ok: false, responseStatus: null, error: describe(error) }));
   try {
     return await Promise.race([attempt, timedOut]);
@@ -81,7 +100,7 @@ function post(
   body: string,
   signal: AbortSignal,
   options: SendOptions,
-): Promise<number> {
+): Promise<{ status: number; retryAfter: string | undefined }> {
   // Hand the connection the addresses checked above, never a second answer from DNS.
   const pinned: LookupFunction = (_host, lookupOptions, callback) => {
     const { all } = lookupOptions as { all?: boolean };
@@ -92,7 +111,7 @@ function post(
     }
   };
   const client = target.protocol === 'https:' ? https : http;
-  return new Promise<number>((resolve, reject) => {
+  return new Promise((resolve, reject) => {
     const request = client.request(
       target,
       {
@@ -107,21 +126,43 @@ function post(
         signal,
       },
       (response) => {
+        const answer = {
+          status: response.statusCode ?? 0,
+          retryAfter: response.headers['retry-after'],
+        };
         let read = 0;
         response.on('data', (chunk: Buffer) => {
           read += chunk.length;
           if (read > MAX_ANSWER_BYTES) {
             response.destroy();
-            resolve(response.statusCode ?? 0);
+            resolve(answer);
           }
         });
-        response.on('end', () => resolve(response.statusCode ?? 0));
-        response.on('error', () => resolve(response.statusCode ?? 0));
+        response.on('end', () => resolve(answer));
+        response.on('error', () => resolve(answer));
       },
     );
     request.on('error', reject);
     request.end(body);
   });
+}
+
+/**
+ * A Retry-After header's wait (RFC 9110: whole seconds, or an HTTP date), at most
+ * MAX_RETRY_AFTER_MS; null when absent or unreadable.
+ */
+export function retryAfterMs(value: string | undefined, now = Date.now()): number | null {
+  if (value === undefined) return null;
+  const text = value.trim();
+  let ms: number;
+  if (/^\d+$/.test(text)) {
+    ms = Number(text) * 1000;
+  } else {
+    const at = Date.parse(text);
+    if (Number.isNaN(at) || !/GMT$/.test(text)) return null;
+    ms = Math.max(0, at - now);
+  }
+  return Math.min(ms, MAX_RETRY_AFTER_MS);
 }
 
 function describe(error: unknown): string {

@@ -49,9 +49,12 @@ export class WebhookSecret {
   }
 }
 
-/** The headers of one delivery attempt (Standard Webhooks), signed now. */
+/**
+ * The headers of one delivery attempt (Standard Webhooks), signed now with each of `secrets`
+ * (the newest first, then the previous one while a rotation overlaps), space-separated.
+ */
 export function signedHeaders(
-  secret: WebhookSecret,
+  secrets: readonly WebhookSecret[],
   eventId: string,
   body: string,
   now = new Date(),
@@ -61,6 +64,6 @@ export function signedHeaders(
     'content-type': 'application/json',
     'webhook-id': eventId,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': secret.sign(eventId, timestamp, body),
+    'webhook-signature': secrets.map((secret) => secret.sign(eventId, timestamp, body)).join(' '),
   };
 }

@@ -6,7 +6,10 @@ import { ReadRouter } from '../database/read-router.js';
 import { runStatement } from '../database/statement.js';
 import type { WebhookEventType } from './webhook-events.js';
 import { WebhookSecret } from './webhook-signature.js';
-import { webhookSubscriptionStatements as statements } from './webhook-subscription-statements.js';
+import {
+  webhookSubscriptionStatements as statements,
+  type WebhookChanges,
+} from './webhook-subscription-statements.js';
 
 /** A subscription as the API shows it; its secret is never read back for an answer. */
 export interface WebhookSubscription {
@@ -15,7 +18,14 @@ export interface WebhookSubscription {
   events: WebhookEventType[];
   description: string | null;
   createdAt: Date;
+  enabled: boolean;
+  disabledAt: Date | null;
+  disabledReason: DisabledReason | null;
 }
+
+/** Why a subscription was disabled: by its owner, its receiver answered 410, or kept failing. */
+export const DISABLED_REASONS = ['requested', 'gone', 'failing'] as const;
+export type DisabledReason = (typeof DISABLED_REASONS)[number];
 
 export interface WebhookDeliveryView {
   id: string;
@@ -28,6 +38,39 @@ export interface WebhookDeliveryView {
   nextAttemptAt: Date | null;
 }
 
+/** One attempt as getWebhookDelivery shows it. */
+export interface AttemptLogEntry {
+  at: string;
+  responseStatus: number | null;
+  durationMs: number | null;
+  error: string | null;
+}
+
+/** A delivery with its event as sent and its last attempts. */
+export interface WebhookDeliveryDetail extends WebhookDeliveryView {
+  payload: string;
+  attemptLog: AttemptLogEntry[];
+}
+
+/** What sending deliveries again found and did (see webhookSubscriptionStatements.sendAgain). */
+export interface SentAgain {
+  enabled: boolean;
+  previousStatus: WebhookDeliveryView['status'] | null;
+  requeued: number;
+}
+
+/** A rotation of a subscription's secret: its number, and when the previous secret stops. */
+export interface SecretRotation {
+  rotations: number;
+  previousSecretExpiresAt: Date;
+}
+
+interface RotationRow {
+  id: string | null;
+  secret_rotations: number;
+  previous_secret_expires_at: Date;
+}
+
 type SubscriptionRow = Omit<WebhookSubscription, 'id'> & { id: string };
 
 function toSubscription(row: SubscriptionRow): WebhookSubscription {
@@ -37,6 +80,9 @@ function toSubscription(row: SubscriptionRow): WebhookSubscription {
     events: row.events,
     description: row.description,
     createdAt: row.createdAt,
+    enabled: row.enabled,
+    disabledAt: row.disabledAt,
+    disabledReason: row.disabledReason,
   };
 }
 
@@ -130,6 +176,108 @@ export class WebhookSubscriptionRepository {
   async deleteForKey(apiKeyId: number, id: string): Promise<boolean> {
     const rows = await runStatement(this.dataSource, statements.deleteForKey(apiKeyId, id));
     return rows.length > 0;
+  }
+
+  /** Applies `changes` to the key's subscription `id`: null when the key has no such one. */
+  async updateForKey(
+    apiKeyId: number,
+    id: string,
+    changes: WebhookChanges,
+  ): Promise<WebhookSubscription | null> {
+    const rows = await runStatement<SubscriptionRow>(
+      this.dataSource,
+      statements.updateForKey(apiKeyId, id, changes),
+    );
+    return rows[0] ? toSubscription(rows[0]) : null;
+  }
+
+  /**
+   * Makes `secret` the subscription's; the one it replaces signs too until the answered time
+   * (null rotation when the key has no such subscription). Attached writes commit with it.
+   */
+  async rotateSecretForKey(
+    apiKeyId: number,
+    id: string,
+    secret: WebhookSecret,
+    previousExpiresInSeconds: number,
+    attachedWrites: readonly AttachedWrite[] = [],
+  ): Promise<{ rotation: SecretRotation | null; outputs: Record<string, unknown> }> {
+    const rows = await runStatement<RotationRow & Record<string, unknown>>(
+      this.dataSource,
+      statements.rotateSecretForKey(
+        apiKeyId,
+        id,
+        secret.toStorage(),
+        previousExpiresInSeconds,
+        attachedWrites,
+      ),
+    );
+    const row = rows[0];
+    return {
+      rotation:
+        row && row.id !== null
+          ? {
+              rotations: row.secret_rotations,
+              previousSecretExpiresAt: row.previous_secret_expires_at,
+            }
+          : null,
+      outputs: Object.fromEntries(
+        attachedWrites.map((write) => [write.name, row?.[write.name] ?? null]),
+      ),
+    };
+  }
+
+  /** The secret rotation number `rotation` made, while it still signs; else null. */
+  async secretOfRotation(
+    apiKeyId: number,
+    id: string,
+    rotation: number,
+  ): Promise<WebhookSecret | null> {
+    const rows = await runStatement<{ secret: Buffer | null }>(
+      this.dataSource,
+      statements.secretOfRotation(apiKeyId, id, rotation),
+    );
+    const secret = rows[0]?.secret;
+    return secret ? new WebhookSecret(secret) : null;
+  }
+
+  /** Disables the subscription and fails its pending deliveries; false when the key has none. */
+  async stopForKey(apiKeyId: number, id: string): Promise<boolean> {
+    const rows = await runStatement(this.dataSource, statements.stopForKey(apiKeyId, id));
+    return rows.length > 0;
+  }
+
+  /** How many attempts for the subscription are under way (see attemptsUnderWay). */
+  async attemptsUnderWay(subscriptionId: number, timeoutMs: number): Promise<number> {
+    const rows = await runStatement<{ count: number }>(
+      this.dataSource,
+      statements.attemptsUnderWay(subscriptionId, timeoutMs),
+    );
+    return rows[0]?.count ?? 0;
+  }
+
+  async findDelivery(
+    subscriptionId: number,
+    eventId: string,
+  ): Promise<WebhookDeliveryDetail | null> {
+    const rows = await runStatement<WebhookDeliveryDetail>(
+      this.dataSource,
+      statements.findDelivery(subscriptionId, eventId),
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Sends finished deliveries again (see webhookSubscriptionStatements.sendAgain). */
+  async sendAgain(
+    subscriptionId: number,
+    eventId: string | null,
+    since: string | null,
+  ): Promise<SentAgain> {
+    const rows = await runStatement<SentAgain>(
+      this.dataSource,
+      statements.sendAgain(subscriptionId, eventId, since),
+    );
+    return rows[0];
   }
 
   /** Keyset page of one subscription's deliveries, by delivery id in `order`. */

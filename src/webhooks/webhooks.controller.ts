@@ -11,15 +11,32 @@ import {
 import { Paginator, type Page } from '../common/pagination/paginator.js';
 import { IdempotentResponse, type IdempotentRequest } from '../idempotency/idempotency.service.js';
 import { IdempotencyKey } from '../idempotency/idempotent.decorator.js';
+import { ValidationFailedError } from '../common/errors/domain-error.js';
 import { CreateWebhookDto } from './dto/create-webhook.dto.js';
-import { WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
+import {
+  RecoverWebhookDeliveriesDto,
+  type RequeuedDto,
+} from './dto/recover-webhook-deliveries.dto.js';
+import { UpdateWebhookDto } from './dto/update-webhook.dto.js';
+import { WebhookDeliveryDetailDto, WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
+import {
+  DEFAULT_PREVIOUS_SECRET_SECONDS,
+  RotateWebhookSecretDto,
+  type RotatedWebhookSecretDto,
+} from './dto/webhook-secret.dto.js';
 import { CreatedWebhookDto, WebhookDto } from './dto/webhook.dto.js';
 import {
   CreateWebhookOperation,
   DeleteWebhookOperation,
+  EVENT_ID_PATTERN,
+  GetWebhookDeliveryOperation,
   GetWebhookOperation,
   ListWebhookDeliveriesOperation,
   ListWebhooksOperation,
+  RecoverWebhookDeliveriesOperation,
+  RedeliverWebhookDeliveryOperation,
+  RotateWebhookSecretOperation,
+  UpdateWebhookOperation,
 } from './webhook-operations.js';
 import { WebhooksService } from './webhooks.service.js';
 
@@ -103,4 +120,73 @@ export class WebhooksController {
       nextCursor: page.nextCursor,
     };
   }
+
+  @UpdateWebhookOperation()
+  async update(
+    @CallerKeyId() apiKeyId: number,
+    @Param('webhookId', Int64IdPipe) webhookId: string,
+    @Body() body: UpdateWebhookDto,
+  ): Promise<WebhookDto> {
+    const { url, events, description, enabled } = body;
+    return WebhookDto.from(
+      await this.webhooks.update(apiKeyId, webhookId, { url, events, description, enabled }),
+    );
+  }
+
+  @RotateWebhookSecretOperation()
+  async rotateSecret(
+    @CallerKeyId() apiKeyId: number,
+    @Param('webhookId', Int64IdPipe) webhookId: string,
+    @Body() body: RotateWebhookSecretDto,
+    @IdempotencyKey() idempotency: IdempotentRequest | undefined,
+  ): Promise<RotatedWebhookSecretDto | IdempotentResponse> {
+    return this.webhooks.rotateSecret(
+      apiKeyId,
+      webhookId,
+      body.previousSecretExpiresInSeconds ?? DEFAULT_PREVIOUS_SECRET_SECONDS,
+      idempotency,
+    );
+  }
+
+  @GetWebhookDeliveryOperation()
+  async getDelivery(
+    @CallerKeyId() apiKeyId: number,
+    @Param('webhookId', Int64IdPipe) webhookId: string,
+    @Param('eventId') eventId: string,
+  ): Promise<WebhookDeliveryDetailDto> {
+    const subscription = await this.webhooks.get(apiKeyId, webhookId);
+    return WebhookDeliveryDetailDto.fromDetail(
+      await this.webhooks.getDelivery(subscription, checkedEventId(eventId)),
+    );
+  }
+
+  @RedeliverWebhookDeliveryOperation()
+  async redeliver(
+    @CallerKeyId() apiKeyId: number,
+    @Param('webhookId', Int64IdPipe) webhookId: string,
+    @Param('eventId') eventId: string,
+  ): Promise<WebhookDeliveryDetailDto> {
+    const subscription = await this.webhooks.get(apiKeyId, webhookId);
+    return WebhookDeliveryDetailDto.fromDetail(
+      await this.webhooks.redeliver(subscription, checkedEventId(eventId)),
+    );
+  }
+
+  @RecoverWebhookDeliveriesOperation()
+  async recover(
+    @CallerKeyId() apiKeyId: number,
+    @Param('webhookId', Int64IdPipe) webhookId: string,
+    @Body() body: RecoverWebhookDeliveriesDto,
+  ): Promise<RequeuedDto> {
+    const subscription = await this.webhooks.get(apiKeyId, webhookId);
+    return { requeued: await this.webhooks.recover(subscription, body.since) };
+  }
+}
+
+/** An event id as events are written (`evt_` and 32 hex digits); else 400. */
+function checkedEventId(eventId: string): string {
+  if (!EVENT_ID_PATTERN.test(eventId)) {
+    throw new ValidationFailedError('eventId must be evt_ followed by 32 lower-case hex digits');
+  }
+  return eventId;
 }

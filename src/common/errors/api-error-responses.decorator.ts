@@ -17,6 +17,11 @@ const EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
     'A category named "dog" already exists (names are compared ignoring case).',
   [ErrorCode.WEBHOOK_NOT_FOUND]: 'Webhook 12 does not exist.',
   [ErrorCode.WEBHOOK_LIMIT_REACHED]: 'This API key already has 20 webhook subscriptions.',
+  [ErrorCode.WEBHOOK_DISABLED]: 'Webhook 12 is disabled; enable it (PATCH enabled: true) first.',
+  [ErrorCode.DELIVERY_NOT_FOUND]:
+    'Webhook 12 has no delivery of event evt_5f0c6f3b2a8e4d4b9e3c1a7d2b6e8f10.',
+  [ErrorCode.DELIVERY_PENDING]:
+    'The delivery of event evt_5f0c6f3b2a8e4d4b9e3c1a7d2b6e8f10 is still pending.',
   [ErrorCode.IDEMPOTENCY_KEY_IN_USE]:
     'A request with this Idempotency-Key is still being processed; retry after the time in Retry-After.',
   [ErrorCode.IDEMPOTENCY_KEY_REUSED]:

@@ -1,4 +1,10 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import {
+  CallHandler,
+  ExecutionContext,
+  Injectable,
+  NestInterceptor,
+  UseInterceptors,
+} from '@nestjs/common';
 import { json, type RequestHandler } from 'express';
 import { isUtf8 } from 'node:buffer';
 import type { Request, Response } from 'express';
@@ -61,6 +67,12 @@ export class JsonBodyInterceptor implements NestInterceptor {
     );
   }
 }
+
+/**
+ * The route takes a JSON body but no Idempotency-Key (a create takes both: @Idempotent
+ * installs this interceptor itself).
+ */
+export const JsonBody = (): MethodDecorator => UseInterceptors(JsonBodyInterceptor);
 
 async function readJsonObject(request: Request, response: Response): Promise<void> {
   if (request.is('application/json') !== 'application/json') {

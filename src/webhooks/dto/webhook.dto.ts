@@ -3,7 +3,11 @@ import { ApiIdProperty } from '../../common/http/api-decorators.js';
 import { STORED_PROSE_PATTERN } from '../../common/http/safe-text.validator.js';
 import { EVENT_TYPES_SCHEMA, type WebhookEventType } from '../webhook-events.js';
 import { WEBHOOK_JSON } from '../webhook-json.js';
-import type { WebhookSubscription } from '../webhook-subscription.repository.js';
+import {
+  DISABLED_REASONS,
+  type DisabledReason,
+  type WebhookSubscription,
+} from '../webhook-subscription.repository.js';
 
 /** A subscription as every answer but the creation shows it: never with its secret. */
 @ApiSchema({ name: 'Webhook' })
@@ -31,6 +35,27 @@ export class WebhookDto {
     example: '2026-11-25T10:00:00.000Z',
   })
   createdAt: string;
+
+  @ApiProperty({ description: 'false: no delivery is made for events recorded meanwhile' })
+  enabled: boolean;
+
+  @ApiPropertyOptional({
+    type: 'string',
+    format: 'date-time',
+    maxLength: 24,
+    example: '2026-11-26T10:00:00.000Z',
+    description: 'When it was disabled (disabled subscriptions only)',
+  })
+  disabledAt?: string;
+
+  @ApiPropertyOptional({
+    enum: DISABLED_REASONS,
+    example: 'gone',
+    description:
+      'Why it was disabled: requested (enabled: false), gone (the receiver answered 410), ' +
+      'failing (no attempt succeeded for WEBHOOK_DISABLE_AFTER_SECONDS)',
+  })
+  disabledReason?: DisabledReason;
 
   /** The subscription as answers show it (src/webhooks/webhook-json.ts). */
   static from(subscription: WebhookSubscription): WebhookDto {
