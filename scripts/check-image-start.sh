@@ -64,6 +64,8 @@ check "readiness" 200 "http://127.0.0.1:$port/health/ready"
 check "listOrders with the bootstrap key" 200 -H "Authorization: Bearer $KEY" "http://127.0.0.1:$port/v1/store/orders"
 check "listOrders without a key" 401 "http://127.0.0.1:$port/v1/store/orders"
 check "Swagger UI" 200 "http://127.0.0.1:$port/docs"
+check "the v2 reference (Redoc)" 200 "http://127.0.0.1:$port/reference/v2"
+check "Redoc's bundle, served from the image" 200 "http://127.0.0.1:$port/reference/redoc.standalone.js"
 check "the changelog (the deprecation Link's default target)" 200 "http://127.0.0.1:$port/changelog"
 orders="$(curl -fs -H "Authorization: Bearer $KEY" "http://127.0.0.1:$port/v1/store/orders")"
 [ "$(node -e "console.log(JSON.parse(process.argv[1]).length)" "$orders")" -ge 3 ] \

@@ -307,6 +307,63 @@ describe('OpenAPI document and Swagger UI (e2e)', () => {
     });
   });
 
+  describe('GET /reference (Redoc)', () => {
+    it('redirects /reference and /reference/ to the v2 reference', async () => {
+      for (const path of ['/reference', '/reference/']) {
+        const res = await t.http.get(path).expect(302);
+        expect(new URL(res.headers['location'], `http://localhost${path}`).pathname).toBe(
+          '/reference/v2',
+        );
+      }
+    });
+
+    it.each(['1', '2'])(
+      "serves /reference/v%s without an API key: Redoc over its version's document, a switch to the other",
+      async (version) => {
+        const res = await t.http.get(`/reference/v${version}`).expect(200);
+        expect(res.headers['content-type']).toMatch(/^text\/html/);
+        const specUrl = /<redoc spec-url="([^"]+)"/.exec(res.text)?.[1];
+        expect(new URL(specUrl!, `http://localhost/reference/v${version}`).pathname).toBe(
+          `/openapi/v${version}.json`,
+        );
+        const links = [...res.text.matchAll(/<a href="([^"]+)"/g)].map(
+          ([, href]) => new URL(href, `http://localhost/reference/v${version}`).pathname,
+        );
+        expect(links).toEqual(['/reference/v2', '/reference/v1', '/docs']);
+        // Scripts from the service only; no fonts, logos or stylesheets from elsewhere.
+        expect(res.text).not.toMatch(/(https?:)?\/\/[a-z]/i);
+      },
+    );
+
+    it("serves Redoc's bundle itself, as JavaScript", async () => {
+      const page = await t.http.get('/reference/v2').expect(200);
+      const src = /<script src="([^"]+)"/.exec(page.text)?.[1];
+      const path = new URL(src!, 'http://localhost/reference/v2').pathname;
+      expect(path).toBe('/reference/redoc.standalone.js');
+      const res = await t.http.get(path).expect(200);
+      expect(res.headers['content-type']).toMatch(/^text\/javascript/);
+      expect(Number(res.headers['content-length'])).toBeGreaterThan(500_000);
+      await t.http.get('/reference/redoc.standalone.js.LICENSE.txt').expect(200);
+    });
+
+    it("allows Redoc's blob: worker under /reference only, and nothing from elsewhere", async () => {
+      const reference = (await t.http.get('/reference/v2').expect(200)).headers[
+        'content-security-policy'
+      ];
+      expect(reference).toContain("worker-src 'self' blob:");
+      expect(reference).toContain("script-src 'self'");
+      expect(reference).not.toContain('https:');
+      const docs = (await t.http.get('/docs').expect(200)).headers['content-security-policy'];
+      expect(docs).not.toContain('worker-src');
+      expect(docs).not.toContain('blob:');
+    });
+
+    it('answers an unknown version with the Error body', async () => {
+      const res = await t.http.get('/reference/v3').expect(404);
+      expect(res.body).toEqual({ code: 'NOT_FOUND', message: expect.any(String), status: 404 });
+    });
+  });
+
   describe('health probes', () => {
     it.each(['/health/live', '/health/ready'])(
       '%s answers 200 without an API key',

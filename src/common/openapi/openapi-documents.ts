@@ -15,6 +15,7 @@ import {
   STABILITY_BADGE_CSS,
   stabilityBadgePlugin,
 } from './swagger-ui-plugins.js';
+import { setupReference } from './reference.js';
 
 /*
  * The OpenAPI documents, one per version, cut from one scan of every controller, and Swagger
@@ -158,7 +159,8 @@ const SWAGGER_UI_DOCUMENTS: Array<{ version: ApiVersion; name: string }> = [
 
 /**
  * Serves each version's document at /openapi/vN.json (v1 also at /docs-json, its address
- * before v2) and Swagger UI at /docs with a choice between them.
+ * before v2), Swagger UI at /docs with a choice between them, and Redoc's reference at
+ * /reference/vN (reference.ts).
  */
 export function setupOpenApi(
   app: INestApplication,
@@ -197,6 +199,7 @@ export function setupOpenApi(
       })),
     },
   });
+  setupReference(app);
   return documents;
 }
 
