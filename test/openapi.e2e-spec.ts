@@ -6,11 +6,16 @@ interface MediaType {
   example?: unknown;
   examples?: Record<string, { value?: unknown }>;
 }
+interface ResponseEntry {
+  $ref?: string;
+  content?: Record<string, MediaType>;
+  headers?: Record<string, { $ref?: string }>;
+}
 interface Operation {
   operationId?: string;
   deprecated?: boolean;
   security?: Array<Record<string, string[]>>;
-  responses: Record<string, { content?: Record<string, MediaType> }>;
+  responses: Record<string, ResponseEntry>;
   requestBody?: { content: Record<string, MediaType> };
   'x-stability'?: string;
 }
@@ -23,6 +28,8 @@ interface OpenApiDocument {
   components?: {
     schemas?: Record<string, { properties?: Record<string, unknown>; required?: string[] }>;
     securitySchemes?: Record<string, { type?: string; scheme?: string }>;
+    responses?: Record<string, ResponseEntry>;
+    headers?: Record<string, unknown>;
   };
 }
 
@@ -53,6 +60,17 @@ function operationsOf(
         operation: operation as Operation,
       })),
   );
+}
+
+/** An operation's responses, each shared one (`$ref` to components.responses) looked up. */
+function responsesOf(
+  document: OpenApiDocument,
+  operation: Operation,
+): Array<[string, ResponseEntry]> {
+  return Object.entries(operation.responses).map(([status, response]) => {
+    const name = /^#\/components\/responses\/(.+)$/.exec(response.$ref ?? '')?.[1];
+    return [status, name === undefined ? response : document.components!.responses![name]];
+  });
 }
 
 /** The component schemas shaped like docs/api.md's Error: properties code, message, status. */
@@ -213,9 +231,49 @@ describe('OpenAPI document and Swagger UI (e2e)', () => {
       }
     });
 
+    it('documents X-Request-Id, the rate-limit headers and 431 on every operation of both documents, from shared components', async () => {
+      const v2 = (await t.http.get('/openapi/v2.json').expect(200)).body as OpenApiDocument;
+      const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
+      const rateLimit = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+      for (const document of [doc, v2]) {
+        expect(Object.keys(document.components?.headers ?? {})).toEqual(
+          expect.arrayContaining(['X-Request-Id', ...rateLimit]),
+        );
+        for (const { id, operation } of operationsOf(document)) {
+          expect({ id, 431: operation.responses['431'] }).toEqual({
+            id,
+            431: { $ref: '#/components/responses/HeadersTooLarge' },
+          });
+          for (const [status, response] of Object.entries(operation.responses)) {
+            if (status === '431') continue;
+            const where = `${id} ${status}`;
+            for (const name of ['X-Request-Id', ...rateLimit]) {
+              expect({ where, [name]: response.headers?.[name] }).toEqual({
+                where,
+                [name]: header(name),
+              });
+            }
+          }
+        }
+        // The 431 comes from the HTTP server, before the rate limits: the request id only.
+        const tooLarge = document.components!.responses!.HeadersTooLarge;
+        expect(Object.keys(tooLarge.headers ?? {})).toEqual(['X-Request-Id']);
+      }
+    });
+
+    it('answers headers that are too large as its shared 431 documents, with an X-Request-Id', async () => {
+      const res = await t.http
+        .get('/v1/categories')
+        .set('Authorization', t.auth)
+        .set('X-Padding', 'x'.repeat(20 * 1024));
+      expect(res.status).toBe(431);
+      t.spec.check('listCategories', res);
+      expect(res.headers['x-request-id']).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
+    });
+
     it('gives every response with a body a JSON schema, and 204 no body', () => {
       for (const { id, operation } of operationsOf(doc)) {
-        for (const [status, response] of Object.entries(operation.responses)) {
+        for (const [status, response] of responsesOf(doc, operation)) {
           const where = `${id} ${status}`;
           if (status === '204') {
             expect({ where, content: response.content }).toEqual({ where, content: undefined });
@@ -245,7 +303,7 @@ describe('OpenAPI document and Swagger UI (e2e)', () => {
       const errorRef = `#/components/schemas/${errorSchemaName}`;
       let checked = 0;
       for (const { id, operation } of operationsOf(doc)) {
-        for (const [status, response] of Object.entries(operation.responses)) {
+        for (const [status, response] of responsesOf(doc, operation)) {
           if (!/^[45]\d\d$/.test(status)) continue;
           const where = `${id} ${status}`;
           const media = response.content?.['application/json'];

@@ -4,11 +4,15 @@ import type { Response } from 'supertest';
 
 interface OpenApiDocument {
   paths: Record<string, Record<string, Operation>>;
-  components?: { schemas?: Record<string, SchemaNode> };
+  components?: { schemas?: Record<string, SchemaNode>; responses?: Record<string, ResponseEntry> };
+}
+interface ResponseEntry {
+  $ref?: string;
+  content?: Record<string, { schema: SchemaNode }>;
 }
 interface Operation {
   operationId?: string;
-  responses: Record<string, { content?: Record<string, { schema: SchemaNode }> }>;
+  responses: Record<string, ResponseEntry>;
 }
 type SchemaNode = { [key: string]: unknown };
 
@@ -21,6 +25,8 @@ export class OpenApiValidator {
   private readonly ajv = new Ajv({ strict: false, allErrors: true });
   private readonly operations = new Map<string, Operation>();
   private readonly compiled = new Map<string, ValidateFunction>();
+  /** The shared responses (components.responses) operations refer to, such as the 431. */
+  private readonly sharedResponses: Record<string, ResponseEntry>;
 
   /** `name`: where the document was read, for the messages. */
   constructor(
@@ -29,6 +35,7 @@ export class OpenApiValidator {
   ) {
     // ajv-formats is CommonJS; its `default` export is the plugin under ESM and TypeScript alike.
     formats.default(this.ajv);
+    this.sharedResponses = document.components?.responses ?? {};
     const schemas = structuredClone(document.components?.schemas ?? {});
     for (const schema of Object.values(schemas)) closeObjects(schema);
     this.ajv.addSchema({ $id: 'openapi', components: { schemas } });
@@ -43,7 +50,9 @@ export class OpenApiValidator {
   check(operationId: string, response: Response): void {
     const operation = this.operations.get(operationId);
     if (!operation) throw new Error(`operation ${operationId} is not in ${this.name}`);
-    const documented = operation.responses[String(response.status)];
+    const entry = operation.responses[String(response.status)];
+    const shared = /^#\/components\/responses\/(.+)$/.exec(entry?.$ref ?? '')?.[1];
+    const documented = shared === undefined ? entry : this.sharedResponses[shared];
     if (!documented) {
       throw new Error(
         `${operationId} answered ${response.status}, which ${this.name} does not document (body: ${response.text})`,
