@@ -12,6 +12,7 @@ interface ResponseEntry {
 }
 interface Operation {
   operationId?: string;
+  requestBody?: { content?: Record<string, { schema: SchemaNode }> };
   responses: Record<string, ResponseEntry>;
 }
 type SchemaNode = { [key: string]: unknown };
@@ -46,6 +47,20 @@ export class OpenApiValidator {
     }
   }
 
+  /** Throws with a readable reason when `body` is not a request body `operationId` takes. */
+  checkRequest(operationId: string, body: unknown): void {
+    const operation = this.operations.get(operationId);
+    const schema = operation?.requestBody?.content?.['application/json']?.schema;
+    if (!schema) throw new Error(`${operationId} takes no JSON body in ${this.name}`);
+    const validate = this.compile(`${operationId}:request`, schema);
+    if (!validate(body)) {
+      throw new Error(
+        `${operationId} request body does not match ${this.name}: ${this.ajv.errorsText(validate.errors)}\n` +
+          `body: ${JSON.stringify(body)}`,
+      );
+    }
+  }
+
   /** Throws with a readable reason when `response` is not what `operationId` documents. */
   check(operationId: string, response: Response): void {
     const operation = this.operations.get(operationId);
@@ -66,20 +81,25 @@ export class OpenApiValidator {
         );
       return;
     }
-    const key = `${operationId}:${response.status}`;
-    let validate: ValidateFunction | undefined = this.compiled.get(key);
-    if (validate === undefined) {
-      const rooted = rerootRefs(structuredClone(schema));
-      closeObjects(rooted);
-      validate = this.ajv.compile(rooted);
-      this.compiled.set(key, validate);
-    }
+    const validate = this.compile(`${operationId}:${response.status}`, schema);
     if (!validate(response.body)) {
       throw new Error(
         `${operationId} ${response.status} body does not match ${this.name}: ${this.ajv.errorsText(validate.errors)}\n` +
           `body: ${response.text}`,
       );
     }
+  }
+
+  /** The validator of `schema`, compiled once under `key`, objects closed. */
+  private compile(key: string, schema: SchemaNode): ValidateFunction {
+    let validate = this.compiled.get(key);
+    if (validate === undefined) {
+      const rooted = rerootRefs(structuredClone(schema));
+      closeObjects(rooted);
+      validate = this.ajv.compile(rooted);
+      this.compiled.set(key, validate);
+    }
+    return validate;
   }
 }
 
