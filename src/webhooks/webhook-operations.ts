@@ -1,5 +1,6 @@
 import { Delete, Get, HttpCode, HttpStatus, Post, applyDecorators } from '@nestjs/common';
 import {
+  ApiBody,
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
@@ -11,11 +12,19 @@ import {
 } from '../common/errors/api-error-responses.decorator.js';
 import { ErrorCode } from '../common/errors/error-code.js';
 import { ApiInt64IdParam, Beta } from '../common/http/api-decorators.js';
-import { NEXT_PAGE_LINK_HEADER, PageDto } from '../common/pagination/page.dto.js';
+import { NEXT_PAGE_LINK_HEADER, PageDto, pageExample } from '../common/pagination/page.dto.js';
 import { ApiPageQuery } from '../common/pagination/page-query.decorator.js';
 import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import { WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
+import { CreateWebhookDto } from './dto/create-webhook.dto.js';
 import { CreatedWebhookDto, WebhookDto } from './dto/webhook.dto.js';
+import {
+  CREATED_WEBHOOK_EXAMPLE,
+  NEW_WEBHOOK_EXAMPLE,
+  WEBHOOK_DELIVERY_LIST_EXAMPLE,
+  WEBHOOK_EXAMPLE,
+  WEBHOOK_LIST_EXAMPLE,
+} from './webhook-examples.js';
 
 /*
  * The webhook operations (v2 only, beta), each once: route, behaviour and documentation.
@@ -47,9 +56,16 @@ export const CreateWebhookOperation = (): MethodDecorator =>
         'Idempotency-Key gets it again (404 WEBHOOK_NOT_FOUND once the subscription is deleted). ' +
         'At most 20 subscriptions per API key.',
     }),
+    ApiBody({
+      type: CreateWebhookDto,
+      examples: {
+        subscription: { summary: 'Order events to a warehouse', value: NEW_WEBHOOK_EXAMPLE },
+      },
+    }),
     ApiCreatedResponse({
       type: CreatedWebhookDto,
       description: 'The new subscription and its secret',
+      example: CREATED_WEBHOOK_EXAMPLE,
       headers: {
         Location: {
           description: 'Path of the new subscription',
@@ -91,6 +107,7 @@ export const ListWebhooksOperation = (): MethodDecorator =>
       type: WebhookPageDto,
       description: 'A page of subscriptions',
       headers: NEXT_PAGE_LINK_HEADER,
+      example: pageExample(WEBHOOK_LIST_EXAMPLE),
     }),
     ApiErrorResponses(ErrorCode.VALIDATION_FAILED),
   );
@@ -107,7 +124,7 @@ export const GetWebhookOperation = (): MethodDecorator =>
         "Another API key's subscription is 404 WEBHOOK_NOT_FOUND, as one that does not exist.",
     }),
     ApiInt64IdParam('webhookId', 'Identifier of the subscription'),
-    ApiOkResponse({ type: WebhookDto, description: 'The subscription' }),
+    ApiOkResponse({ type: WebhookDto, description: 'The subscription', example: WEBHOOK_EXAMPLE }),
     ApiErrorResponses(ErrorCode.VALIDATION_FAILED, ErrorCode.WEBHOOK_NOT_FOUND),
   );
 
@@ -148,6 +165,7 @@ export const ListWebhookDeliveriesOperation = (): MethodDecorator =>
       type: WebhookDeliveryPageDto,
       description: 'A page of deliveries',
       headers: NEXT_PAGE_LINK_HEADER,
+      example: pageExample(WEBHOOK_DELIVERY_LIST_EXAMPLE),
     }),
     ApiErrorResponses(ErrorCode.VALIDATION_FAILED, ErrorCode.WEBHOOK_NOT_FOUND),
   );
