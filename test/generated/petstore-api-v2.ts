@@ -558,6 +558,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": 42,
+                     *           "petId": 7,
+                     *           "quantity": 2,
+                     *           "shipDate": "2026-11-22T14:03:11.250Z",
+                     *           "complete": true,
+                     *           "status": "shipped"
+                     *         },
+                     *         {
+                     *           "id": 43,
+                     *           "petId": 3,
+                     *           "quantity": 1,
+                     *           "complete": false,
+                     *           "status": "pending"
+                     *         },
+                     *         {
+                     *           "id": 44,
+                     *           "petId": 7,
+                     *           "quantity": 5,
+                     *           "complete": false,
+                     *           "status": "cancelled"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "AAAAAAAAACrV1rC3yPq0bF6h2n9wXk0T"
+                     *     }
+                     */
                     "application/json": components["schemas"]["OrderPage"];
                 };
             };
@@ -671,6 +700,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 42,
+                     *       "petId": 7,
+                     *       "quantity": 2,
+                     *       "shipDate": "2026-11-24T09:00:00.000Z",
+                     *       "complete": false,
+                     *       "status": "pending"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
@@ -836,6 +875,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 42,
+                     *       "petId": 7,
+                     *       "quantity": 2,
+                     *       "shipDate": "2026-11-24T09:00:00.000Z",
+                     *       "complete": false,
+                     *       "status": "pending"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
@@ -1086,6 +1135,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 42,
+                     *       "petId": 7,
+                     *       "quantity": 2,
+                     *       "shipDate": "2026-11-22T14:03:11.250Z",
+                     *       "complete": true,
+                     *       "status": "shipped"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
@@ -1225,6 +1284,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": 1,
+                     *           "name": "dog",
+                     *           "description": "Domestic dogs of every breed"
+                     *         },
+                     *         {
+                     *           "id": 2,
+                     *           "name": "cat"
+                     *         },
+                     *         {
+                     *           "id": 3,
+                     *           "name": "bird",
+                     *           "description": "Parrots, canaries and finches"
+                     *         },
+                     *         {
+                     *           "id": 4,
+                     *           "name": "hamster",
+                     *           "description": "Small rodents kept as pets"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "AAAAAAAAACrV1rC3yPq0bF6h2n9wXk0T"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CategoryPage"];
                 };
             };
@@ -1336,6 +1421,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 4,
+                     *       "name": "hamster",
+                     *       "description": "Small rodents kept as pets"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Category"];
                 };
             };
@@ -1511,6 +1603,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": 3,
+                     *           "name": "Tweety",
+                     *           "category": {
+                     *             "id": 3,
+                     *             "name": "bird"
+                     *           },
+                     *           "status": "sold"
+                     *         },
+                     *         {
+                     *           "id": 5,
+                     *           "name": "Whiskers",
+                     *           "status": "pending"
+                     *         },
+                     *         {
+                     *           "id": 7,
+                     *           "name": "Rex",
+                     *           "category": {
+                     *             "id": 1,
+                     *             "name": "dog"
+                     *           },
+                     *           "status": "available"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "AAAAAAAAACrV1rC3yPq0bF6h2n9wXk0T"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PetPage"];
                 };
             };
@@ -1616,6 +1738,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 7,
+                     *       "name": "Rex",
+                     *       "category": {
+                     *         "id": 1,
+                     *         "name": "dog"
+                     *       },
+                     *       "status": "available"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Pet"];
                 };
             };
@@ -1741,6 +1874,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": 12,
+                     *           "url": "https://hooks.example.com/petstore",
+                     *           "events": [
+                     *             "order.placed",
+                     *             "order.cancelled"
+                     *           ],
+                     *           "description": "Order updates for the warehouse",
+                     *           "createdAt": "2026-11-25T10:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "id": 15,
+                     *           "url": "https://crm.example.com/hooks/categories",
+                     *           "events": [
+                     *             "category.created"
+                     *           ],
+                     *           "createdAt": "2026-11-26T08:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "AAAAAAAAACrV1rC3yPq0bF6h2n9wXk0T"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookPage"];
                 };
             };
@@ -1854,6 +2012,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 12,
+                     *       "url": "https://hooks.example.com/petstore",
+                     *       "events": [
+                     *         "order.placed",
+                     *         "order.cancelled"
+                     *       ],
+                     *       "description": "Order updates for the warehouse",
+                     *       "createdAt": "2026-11-25T10:00:00.000Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw5ZZwtZkL6xU="
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreatedWebhook"];
                 };
             };
@@ -2033,6 +2204,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 12,
+                     *       "url": "https://hooks.example.com/petstore",
+                     *       "events": [
+                     *         "order.placed",
+                     *         "order.cancelled"
+                     *       ],
+                     *       "description": "Order updates for the warehouse",
+                     *       "createdAt": "2026-11-25T10:00:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
@@ -2278,6 +2461,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "eventId": "evt_5f0c6f3b2a8e4d4b9e3c1a7d2b6e8f10",
+                     *           "type": "order.placed",
+                     *           "status": "succeeded",
+                     *           "attempts": 1,
+                     *           "lastResponseStatus": 200,
+                     *           "lastAttemptAt": "2026-11-25T10:00:02.000Z"
+                     *         },
+                     *         {
+                     *           "eventId": "evt_0a1b2c3d4e5f60718293a4b5c6d7e8f9",
+                     *           "type": "order.cancelled",
+                     *           "status": "failed",
+                     *           "attempts": 8,
+                     *           "lastResponseStatus": 503,
+                     *           "lastAttemptAt": "2026-11-26T10:05:00.000Z"
+                     *         },
+                     *         {
+                     *           "eventId": "evt_9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b",
+                     *           "type": "order.placed",
+                     *           "status": "pending",
+                     *           "attempts": 1,
+                     *           "lastAttemptAt": "2026-11-27T09:00:01.000Z",
+                     *           "nextAttemptAt": "2026-11-27T09:00:31.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "AAAAAAAAACrV1rC3yPq0bF6h2n9wXk0T"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookDeliveryPage"];
                 };
             };

@@ -285,6 +285,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 42,
+                     *         "petId": 7,
+                     *         "quantity": 2,
+                     *         "shipDate": "2026-11-22T14:03:11.250Z",
+                     *         "complete": true,
+                     *         "status": "shipped"
+                     *       },
+                     *       {
+                     *         "id": 43,
+                     *         "petId": 3,
+                     *         "quantity": 1,
+                     *         "complete": false,
+                     *         "status": "pending"
+                     *       },
+                     *       {
+                     *         "id": 44,
+                     *         "petId": 7,
+                     *         "quantity": 5,
+                     *         "complete": false,
+                     *         "status": "cancelled"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Order"][];
                 };
             };
@@ -384,6 +410,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 42,
+                     *       "petId": 7,
+                     *       "quantity": 2,
+                     *       "shipDate": "2026-11-24T09:00:00.000Z",
+                     *       "complete": false,
+                     *       "status": "pending"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
@@ -549,6 +585,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 42,
+                     *       "petId": 7,
+                     *       "quantity": 2,
+                     *       "shipDate": "2026-11-24T09:00:00.000Z",
+                     *       "complete": false,
+                     *       "status": "pending"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
@@ -799,6 +845,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 42,
+                     *       "petId": 7,
+                     *       "quantity": 2,
+                     *       "shipDate": "2026-11-22T14:03:11.250Z",
+                     *       "complete": true,
+                     *       "status": "shipped"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
@@ -929,6 +985,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 1,
+                     *         "name": "dog",
+                     *         "description": "Domestic dogs of every breed"
+                     *       },
+                     *       {
+                     *         "id": 2,
+                     *         "name": "cat"
+                     *       },
+                     *       {
+                     *         "id": 3,
+                     *         "name": "bird",
+                     *         "description": "Parrots, canaries and finches"
+                     *       },
+                     *       {
+                     *         "id": 4,
+                     *         "name": "hamster",
+                     *         "description": "Small rodents kept as pets"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Category"][];
                 };
             };
@@ -1026,6 +1105,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 4,
+                     *       "name": "hamster",
+                     *       "description": "Small rodents kept as pets"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Category"];
                 };
             };
@@ -1197,6 +1283,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 7,
+                     *       "name": "Rex",
+                     *       "category": {
+                     *         "id": 1,
+                     *         "name": "dog"
+                     *       },
+                     *       "status": "available"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Pet"];
                 };
             };
