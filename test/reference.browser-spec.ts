@@ -13,8 +13,18 @@ interface PageGlobals {
   };
 }
 
+interface MediaType {
+  example?: unknown;
+  examples?: Record<string, { value?: unknown }>;
+}
+interface Operation {
+  operationId?: string;
+  tags?: string[];
+  requestBody?: { content: Record<string, MediaType> };
+  responses: Record<string, { content?: Record<string, MediaType> }>;
+}
 interface OpenApiDocument {
-  paths: Record<string, Record<string, { operationId?: string }>>;
+  paths: Record<string, Record<string, Operation>>;
 }
 
 /** A name that is not loopback, resolved to 127.0.0.1 by Chromium: as a deployment is reached. */
@@ -22,6 +32,38 @@ const PUBLIC_NAME = 'reference.petstore.test';
 
 /** Redoc's section of each operation: `tag/<tag>/operation/<operationId>`. */
 const OPERATION_SECTION = '[data-section-id^="tag/"][data-section-id*="/operation/"]';
+
+/** An example's JSON with no white space, as it is compared with what the page shows. */
+function compact(value: unknown): string {
+  return JSON.stringify(value).replace(/\s+/g, '');
+}
+
+/** The first example of a media type. */
+function firstExample(media: MediaType | undefined): unknown {
+  return media?.example ?? Object.values(media?.examples ?? {})[0]?.value;
+}
+
+/**
+ * operationId → the examples the reference must show beside it: the request body's, if it
+ * takes one, and its success answer's (the first response, which Redoc opens), if it has a body.
+ */
+function shownExamples(document: OpenApiDocument): Record<string, string[]> {
+  return Object.fromEntries(
+    Object.values(document.paths).flatMap((item) =>
+      Object.values(item).map((operation) => {
+        const request = firstExample(operation.requestBody?.content['application/json']);
+        const [, success] = Object.entries(operation.responses).sort(([a], [b]) =>
+          a.localeCompare(b),
+        )[0];
+        const answer = firstExample(success.content?.['application/json']);
+        return [
+          operation.operationId!,
+          [request, answer].filter((example) => example !== undefined).map(compact),
+        ];
+      }),
+    ),
+  );
+}
 
 /** Every operationId of a document, in its order. */
 function operationIds(document: OpenApiDocument): string[] {
@@ -44,6 +86,8 @@ describe('The API reference at /reference in Chromium (browser)', () => {
   const documents: Record<string, OpenApiDocument> = {};
   /** The operations Redoc rendered, per version, in the page's order. */
   const rendered: Record<string, string[]> = {};
+  /** Per version, operationId → the JSON samples shown beside it, white space removed. */
+  const samples: Record<string, Record<string, string[]>> = {};
   /** The address /reference led to. */
   let landed: string;
   /** Every request made by the pages, and what went wrong with any of them. */
@@ -69,6 +113,12 @@ describe('The API reference at /reference in Chromium (browser)', () => {
     const last = operationIds(documents[version]).at(-1)!;
     await page.locator(`${OPERATION_SECTION}[data-section-id$="/operation/${last}"]`).waitFor();
     rendered[version] = await renderedOperations();
+    samples[version] = {};
+    for (const id of rendered[version]) {
+      const section = page.locator(`${OPERATION_SECTION}[data-section-id$="/operation/${id}"]`);
+      const texts = await section.locator('.redoc-json').allTextContents();
+      samples[version][id] = texts.map((text) => text.replace(/\s+/g, ''));
+    }
   }
 
   beforeAll(async () => {
@@ -134,6 +184,27 @@ describe('The API reference at /reference in Chromium (browser)', () => {
     expect(rendered[version]).toEqual(operationIds(documents[version]));
     expect(rendered[version].length).toBeGreaterThanOrEqual(8);
   });
+
+  it.each(['2', '1'])(
+    "shows each operation's example request body and success answer (v%s)",
+    (version) => {
+      const expected = shownExamples(documents[version]);
+      const operations = Object.keys(expected);
+      expect(operations.length).toBeGreaterThanOrEqual(8);
+      let shown = 0;
+      for (const id of operations) {
+        for (const example of expected[id]) {
+          expect({ id, shown: samples[version][id] }).toEqual({
+            id,
+            shown: expect.arrayContaining([example]),
+          });
+          shown++;
+        }
+      }
+      // A success example on every operation but the 204s, and a request example per body.
+      expect(shown).toBeGreaterThan(operations.length);
+    },
+  );
 
   it('loaded nothing from outside the service, and the security policy blocked nothing', () => {
     expect(requests.length).toBeGreaterThan(0);
