@@ -35,7 +35,7 @@ interface OpenApiDocument {
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
-/** The operations table of docs/api.md: operationId → method and relative path. */
+/** The v1 operations docs/api.md names (documented at /reference/v1): operationId → method and relative path. */
 const CONTRACT_OPERATIONS = {
   listOrders: 'get /store/orders',
   placeOrder: 'post /store/orders',
