@@ -5,14 +5,15 @@ FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 # No install scripts: nothing the build or the runtime needs has one (the embedded
-# PostgreSQL, which does, is a development dependency and unused in the image).
-RUN npm ci --ignore-scripts --no-audit --no-fund
+# PostgreSQL, which does, is a development dependency and unused in the image). The client
+# package (packages/client, an npm workspace) is not part of the service: --workspaces=false.
+RUN npm ci --ignore-scripts --no-audit --no-fund --workspaces=false
 COPY tsconfig.json tsconfig.build.json tsconfig.migrations.json ./
 COPY src ./src
 COPY migrations ./migrations
 # The build copies Redoc's bundle (a devDependency) into dist/reference/, served at /reference.
 COPY scripts/copy-redoc.mjs ./scripts/
-RUN npm run build && npm prune --omit=dev --ignore-scripts
+RUN npm run build && npm prune --omit=dev --ignore-scripts --workspaces=false
 
 # ---- runtime: production dependencies and the compiled code, as a non-root user ----
 FROM node:24-bookworm-slim AS runtime
@@ -34,4 +35,6 @@ USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "dist/main"]
+# The tracing preload loads nothing unless the OTEL_* variables turn tracing on
+# (docs/operating.md, Tracing); it must come before main so the instrumentations patch its imports.
+CMD ["node", "--import", "./dist/tracing/register.js", "dist/main"]

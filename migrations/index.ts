@@ -4,6 +4,7 @@ import { PagedLists1795400000000 } from './1795400000000-PagedLists.js';
 import { IdempotencyKeys1795500000000 } from './1795500000000-IdempotencyKeys.js';
 import { Webhooks1795600000000 } from './1795600000000-Webhooks.js';
 import { PetLists1795700000000 } from './1795700000000-PetLists.js';
+import { WebhookTraceparent1795800000000 } from './1795800000000-WebhookTraceparent.js';
 
 /** Every migration, oldest first. Add each new migration here. */
 export const migrations = [
@@ -13,4 +14,5 @@ export const migrations = [
   IdempotencyKeys1795500000000,
   Webhooks1795600000000,
   PetLists1795700000000,
+  WebhookTraceparent1795800000000,
 ];

@@ -23,13 +23,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "-- build stage (npm ci --ignore-scripts, build, prune --omit=dev)"
+echo "-- build stage (npm ci --ignore-scripts --workspaces=false, build, prune --omit=dev)"
 mkdir -p "$work/build" "$work/app"
 cp package.json package-lock.json .npmrc tsconfig.json tsconfig.build.json tsconfig.migrations.json "$work/build/"
 cp -r src migrations "$work/build/"
 mkdir -p "$work/build/scripts" && cp scripts/copy-redoc.mjs "$work/build/scripts/" # the Dockerfile's COPY of it
-(cd "$work/build" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error \
-  && npm run build --silent && npm prune --omit=dev --ignore-scripts --loglevel=error)
+(cd "$work/build" && npm ci --ignore-scripts --no-audit --no-fund --workspaces=false --loglevel=error \
+  && npm run build --silent && npm prune --omit=dev --ignore-scripts --workspaces=false --loglevel=error)
 cp -r "$work/build/package.json" "$work/build/node_modules" "$work/build/dist" "$work/app/"
 cp CHANGELOG.md "$work/app/" # the runtime stage's COPY of it, served at /changelog
 chmod -R a+rX "$work"
@@ -44,13 +44,13 @@ fi
 node_options="$(sed -n '/ AS runtime$/,$p' Dockerfile | grep -o 'NODE_OPTIONS="[^"]*"' | head -1 | cut -d'"' -f2)"
 [ -n "$node_options" ] || { echo "FAIL: the Dockerfile's runtime stage sets no NODE_OPTIONS" >&2; exit 1; }
 
-echo "-- runtime stage: node dist/main as user nobody, NODE_OPTIONS=$node_options"
+echo "-- runtime stage: node --import ./dist/tracing/register.js dist/main as user nobody, NODE_OPTIONS=$node_options"
 psql "$ADMIN_URL" -qc "CREATE DATABASE $DB" >/dev/null
 port="$(node -e "const s=require('net').createServer().listen(0,()=>{console.log(s.address().port);s.close()})")"
 db_url="$(node -e "const u=new URL(process.argv[1]);u.pathname='/$DB';console.log(u.href)" "$ADMIN_URL")"
 as_user=(); [ "$(id -u)" = 0 ] && as_user=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
 (cd "$work/app" && exec env -i PATH="$PATH" NODE_ENV=production NODE_OPTIONS="$node_options" PORT="$port" DATABASE_URL="$db_url" \
-  BOOTSTRAP_API_KEY="$KEY" SEED_DEMO=true LOG_LEVEL=warn "${as_user[@]}" "$NODE24" dist/main) &
+  BOOTSTRAP_API_KEY="$KEY" SEED_DEMO=true LOG_LEVEL=warn "${as_user[@]}" "$NODE24" --import ./dist/tracing/register.js dist/main) &
 server_pid=$!
 
 for _ in $(seq 1 60); do
@@ -81,7 +81,7 @@ wait "$server_pid" || true
 server_pid=""
 
 echo "-- without DATABASE_URL, the production install explains itself"
-out="$(cd "$work/app" && env -i PATH="$PATH" NODE_ENV=production PETSTORE_DATA_DIR="$work/data" "$NODE24" dist/main 2>&1 || true)"
+out="$(cd "$work/app" && env -i PATH="$PATH" NODE_ENV=production PETSTORE_DATA_DIR="$work/data" "$NODE24" --import ./dist/tracing/register.js dist/main 2>&1 || true)"
 grep -q "DATABASE_URL is not set" <<<"$out" || { echo "FAIL: unexpected output: $out" >&2; exit 1; }
 echo "ok: $(head -1 <<<"$out")"
 echo "image start path: passed"

@@ -8,6 +8,7 @@ import { ApiKeysService } from './auth/api-keys.service.js';
 import { readConfigOrExit } from './config/read-config.js';
 import { openDatabase } from './database/embedded-database.js';
 import { exitGracefullyOnSignals, prepareServer } from './lifecycle/graceful-shutdown.js';
+import { flushSpans } from './tracing/trace-context.js';
 
 async function bootstrap(): Promise<void> {
   const config = readConfigOrExit();
@@ -28,7 +29,10 @@ async function bootstrap(): Promise<void> {
       connections,
       config,
       logger,
-      () => database.embedded?.stop() ?? Promise.resolve(),
+      // Spans still buffered go out before the process ends (nothing when tracing is off).
+      async () => {
+        await Promise.all([flushSpans(), database.embedded?.stop()]);
+      },
     );
     await app.init();
     // The server's own listen, not app.listen: Nest would log a taken port as an error with
@@ -49,6 +53,12 @@ async function bootstrap(): Promise<void> {
 
   const address = `http://localhost:${config.port}`;
   logger.log(`listening on ${address}/v1 — Swagger UI at ${address}/docs`);
+  if (config.tracing) {
+    const { endpoint, protocol, sampler, samplerRatio } = config.tracing;
+    const ratio = sampler.endsWith('traceidratio') ? ` ${samplerRatio}` : '';
+    // The origin only: an endpoint's path or credentials are nobody's business in a log.
+    logger.log(`tracing to ${new URL(endpoint).origin} (${protocol}), sampler ${sampler}${ratio}`);
+  }
   if (database.embedded) {
     const key = await app.get(ApiKeysService).ensureDevelopmentKey(database.embedded.devKeyFile);
     // Printed on purpose, once, for the developer at the keyboard; logs never carry keys.

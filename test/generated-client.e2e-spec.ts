@@ -2,19 +2,19 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import createClient, { type Client } from 'openapi-fetch';
 import openapiTS, { astToString, COMMENT_HEADER } from 'openapi-typescript';
-import type { components, paths } from './generated/petstore-api.js';
+import type { components, paths } from '../packages/client/src/generated/v1.js';
 import type {
   components as componentsV2,
   operations as operationsV2,
   paths as pathsV2,
-} from './generated/petstore-api-v2.js';
+} from '../packages/client/src/generated/v2.js';
 import { insertOrder, insertPet } from './support/factories.js';
 import { createTestApp, listeningOrigin, type TestApp } from './support/test-app.js';
 
 /*
- * Clients generated from the service's own documents, /docs-json (v1) and /openapi/v2.json:
- * types by openapi-typescript (committed as test/generated/petstore-api.ts and
- * petstore-api-v2.ts), calls by openapi-fetch. This file checks twice:
+ * Clients generated from the service's own documents, /openapi/v1.json and /openapi/v2.json:
+ * types by openapi-typescript (committed as packages/client/src/generated/v1.ts and v2.ts, the
+ * types of the @petstore/client package), calls by openapi-fetch. This file checks twice:
  * - at run time, that the committed types are exactly what openapi-typescript makes of the
  *   live documents (else: run `npm run client:types`, which runs this file with
  *   WRITE_CLIENT_TYPES=1 to rewrite them, then type-checks), and that the calls work;
@@ -24,14 +24,15 @@ import { createTestApp, listeningOrigin, type TestApp } from './support/test-app
 
 /** Each document the gate covers, and the file its types are committed as. */
 const DOCUMENTS = [
-  { version: 'v1', url: '/docs-json', file: 'petstore-api.ts' },
-  { version: 'v2', url: '/openapi/v2.json', file: 'petstore-api-v2.ts' },
+  { version: 'v1', url: '/openapi/v1.json', file: 'v1.ts' },
+  { version: 'v2', url: '/openapi/v2.json', file: 'v2.ts' },
 ] as const;
 type DocumentVersion = (typeof DOCUMENTS)[number]['version'];
 
 const WRITE = process.env.WRITE_CLIENT_TYPES === '1';
 
-const typesFile = (file: string) => fileURLToPath(new URL(`./generated/${file}`, import.meta.url));
+const typesFile = (file: string) =>
+  fileURLToPath(new URL(`../packages/client/src/generated/${file}`, import.meta.url));
 
 const header = (
   url: string,
@@ -86,7 +87,7 @@ describe.each(DOCUMENTS)('the types generated from $url (e2e)', ({ version, url,
       const lines = { committed: committed.split('\n'), generated: generated[version].split('\n') };
       const at = lines.generated.findIndex((line, i) => line !== lines.committed[i]);
       throw new Error(
-        `test/generated/${file} is stale (${url}): run \`npm run client:types\` and commit it.\n` +
+        `packages/client/src/generated/${file} is stale (${url}): run \`npm run client:types\` and commit it.\n` +
           `First difference at line ${at + 1}:\n` +
           `  committed: ${lines.committed[at] ?? '(end of file)'}\n` +
           `  generated: ${lines.generated[at] ?? '(end of file)'}`,
@@ -95,7 +96,17 @@ describe.each(DOCUMENTS)('the types generated from $url (e2e)', ({ version, url,
   });
 });
 
-describe('a client generated from /docs-json (e2e)', () => {
+it("gives @petstore/client the v2 document's info.version", async () => {
+  const manifest = JSON.parse(
+    await readFile(new URL('../packages/client/package.json', import.meta.url), 'utf8'),
+  ) as { version: string };
+  const document = (await t.http.get('/openapi/v2.json').expect(200)).body as {
+    info: { version: string };
+  };
+  expect(manifest.version).toBe(document.info.version);
+});
+
+describe('a client generated from /openapi/v1.json (e2e)', () => {
   let client: Client<paths>;
 
   beforeAll(() => {

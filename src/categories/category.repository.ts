@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import type { Companion } from '../database/companion-statements.js';
+import { ReadRouter } from '../database/read-router.js';
 import { runStatement } from '../database/statement.js';
 import { categoryStatements } from './category-statements.js';
 import { CategoryEntity } from './category.entity.js';
@@ -23,11 +24,12 @@ function toCategory(row: CategoryRow): CategoryEntity {
 export class CategoryRepository {
   constructor(
     @InjectRepository(CategoryEntity) private readonly categories: Repository<CategoryEntity>,
+    private readonly reads: ReadRouter,
   ) {}
 
   /** Plain SQL: TypeORM's find() builds a query and hydrates entities, measurable on a request this small. */
   async listAll(): Promise<CategoryEntity[]> {
-    const rows = await runStatement<CategoryRow>(this.categories, categoryStatements.listAll());
+    const rows = await runStatement<CategoryRow>(this.reads, categoryStatements.listAll());
     return rows.map(toCategory);
   }
 
@@ -38,7 +40,7 @@ export class CategoryRepository {
     take: number,
   ): Promise<CategoryEntity[]> {
     const rows = await runStatement<CategoryRow>(
-      this.categories,
+      this.reads,
       categoryStatements.listPage(order, after, take),
     );
     return rows.map(toCategory);

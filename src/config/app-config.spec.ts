@@ -96,12 +96,41 @@ describe('loadConfig', () => {
       'IDEMPOTENCY_KEY_LOCK_SECONDS',
     ],
     [{ IDEMPOTENCY_PURGE_INTERVAL_SECONDS: '0' }, 'IDEMPOTENCY_PURGE_INTERVAL_SECONDS'],
+    [
+      { DATABASE_URL: 'postgres://u@db/p', DATABASE_REPLICA_URLS: 'postgres://u@r/p' },
+      'DATABASE_REPLICA_URLS',
+    ],
+    [
+      {
+        DATABASE_URL: 'postgres://u@db/p',
+        REDIS_URL: 'redis://r:6379',
+        DATABASE_REPLICA_URLS: 'postgres://u@r1/p,,postgres://u@r2/p',
+      },
+      'DATABASE_REPLICA_URLS',
+    ],
+    [
+      { REDIS_URL: 'redis://r:6379', DATABASE_REPLICA_URLS: 'http://r1/p' },
+      'DATABASE_REPLICA_URLS',
+    ],
+    [{ REPLICA_MAX_LAG_MS: '-1' }, 'REPLICA_MAX_LAG_MS'],
     [{ REQUEST_TIMEOUT_MS: '999' }, 'REQUEST_TIMEOUT_MS'],
     [{ HEADERS_TIMEOUT_MS: '40000' }, 'HEADERS_TIMEOUT_MS'],
     [{ REQUEST_TIMEOUT_MS: '5000', HEADERS_TIMEOUT_MS: '5001' }, 'HEADERS_TIMEOUT_MS'],
   ])('refuses %j with a one-line reason naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`^Invalid configuration: ${variable} `));
+  });
+
+  it('takes replicas with Redis beside the primary (unset: none, lag bound 1 s)', () => {
+    expect(loadConfig({}).replicas).toEqual({ urls: [], maxLagMs: 1000 });
+    expect(
+      loadConfig({
+        DATABASE_URL: 'postgres://u@db/p',
+        REDIS_URL: 'redis://r:6379',
+        DATABASE_REPLICA_URLS: ' postgres://u@r1/p , postgresql://u@r2:6432/p',
+        REPLICA_MAX_LAG_MS: '250',
+      }).replicas,
+    ).toEqual({ urls: ['postgres://u@r1/p', 'postgresql://u@r2:6432/p'], maxLagMs: 250 });
   });
 
   it('takes a direct database URL beside a pooled one (unset: the pooled one is used)', () => {

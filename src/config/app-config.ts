@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { tracingRequested } from '../tracing/tracing-switch.js';
 import { readConfigVariables, type ConfigValues } from './config-variables.js';
 
 /**
@@ -51,12 +52,29 @@ export interface AppConfig {
     maxStreamsPerKey: ConfigValues['DB_MAX_STREAMS_PER_KEY'];
     migrateOnStart: ConfigValues['MIGRATE_ON_START'];
   };
+  /** DATABASE_REPLICA_URLS (none: empty) and REPLICA_MAX_LAG_MS. */
+  replicas: { urls: string[]; maxLagMs: ConfigValues['REPLICA_MAX_LAG_MS'] };
   webhooks: WebhookConfig;
+  /**
+   * The OTEL_* variables (docs/operating.md, Tracing); undefined when tracing is off. The
+   * OpenTelemetry SDK reads them from the environment itself; these are the same values, checked.
+   */
+  tracing: TracingConfig | undefined;
   idempotency: {
     retentionSeconds: ConfigValues['IDEMPOTENCY_KEY_RETENTION_SECONDS'];
     lockSeconds: ConfigValues['IDEMPOTENCY_KEY_LOCK_SECONDS'];
     purgeIntervalSeconds: ConfigValues['IDEMPOTENCY_PURGE_INTERVAL_SECONDS'];
   };
+}
+
+/** Where spans go and which are kept, when tracing is on. */
+export interface TracingConfig {
+  serviceName: ConfigValues['OTEL_SERVICE_NAME'];
+  endpoint: string;
+  protocol: ConfigValues['OTEL_EXPORTER_OTLP_PROTOCOL'];
+  sampler: ConfigValues['OTEL_TRACES_SAMPLER'];
+  /** OTEL_TRACES_SAMPLER_ARG, for the `traceidratio` samplers. */
+  samplerRatio: number;
 }
 
 /** The webhook dispatcher that runs in every instance (docs/webhooks.md). */
@@ -130,6 +148,16 @@ export function toAppConfig(v: ConfigValues): AppConfig {
       maxStreamsPerKey: v.DB_MAX_STREAMS_PER_KEY,
       migrateOnStart: v.MIGRATE_ON_START,
     },
+    replicas: { urls: v.DATABASE_REPLICA_URLS ?? [], maxLagMs: v.REPLICA_MAX_LAG_MS },
+    tracing: tracingRequested(v)
+      ? {
+          serviceName: v.OTEL_SERVICE_NAME,
+          endpoint: v.OTEL_EXPORTER_OTLP_ENDPOINT ?? 'http://localhost:4318',
+          protocol: v.OTEL_EXPORTER_OTLP_PROTOCOL,
+          sampler: v.OTEL_TRACES_SAMPLER,
+          samplerRatio: Number(v.OTEL_TRACES_SAMPLER_ARG ?? '1'),
+        }
+      : undefined,
     webhooks: {
       dispatcherEnabled: v.WEBHOOK_DISPATCHER,
       allowPrivateTargets: v.WEBHOOK_ALLOW_PRIVATE_TARGETS,

@@ -10,6 +10,7 @@ import {
   trueOrFalse,
   trustProxy,
   url,
+  urlList,
   wholeNumber,
   type ValueKind,
 } from './value-kinds.js';
@@ -131,6 +132,20 @@ export const CONFIG_VARIABLES = {
     },
     example: 'pretty',
     doc: '`json` (one object per line) or `pretty` (development)',
+  }),
+  DATABASE_REPLICA_URLS: variable(urlList('postgres:', 'postgresql:'), {
+    example:
+      'postgres://postgres@replica-1:5432/petstore,postgres://postgres@replica-2:5432/petstore',
+    rule: {
+      problem:
+        "needs REDIS_URL (it carries each key's last write to every instance) and DATABASE_URL",
+      holds: (_urls, v): boolean => v.REDIS_URL !== undefined && v.DATABASE_URL !== undefined,
+    },
+    doc: "hot standbys of `DATABASE_URL` (directly or through their own PgBouncer) that take the listed reads, each only once it has replayed the calling key's last write (see [Operating](operating.md#read-replicas)); unset = every read on `DATABASE_URL`",
+  }),
+  REPLICA_MAX_LAG_MS: variable(wholeNumber(0, 3_600_000), {
+    default: 1000,
+    doc: 'a replica further behind the primary than this, or unreachable, takes no reads until it has caught up',
   }),
   DB_POOL_SIZE: variable(wholeNumber(1, 1000), {
     default: 10,
@@ -284,6 +299,52 @@ export const CONFIG_VARIABLES = {
   WEBHOOK_RETENTION_DAYS: variable(wholeNumber(1, 3650), {
     default: 30,
     doc: 'finished (succeeded or failed) deliveries and their attempts are deleted this many days after their event',
+  }),
+  // Tracing (docs/operating.md, Tracing): the standard OpenTelemetry variables, read by the
+  // OpenTelemetry SDK as its specification says; declared here for the docs, the checks and
+  // the default service name. The SDK reads the other OTEL_* variables as well.
+  OTEL_EXPORTER_OTLP_ENDPOINT: variable(url('http:', 'https:'), {
+    example: 'http://127.0.0.1:4318',
+    doc: 'OTLP receiver (a Collector, Jaeger, Tempo); set = tracing on (unless `OTEL_TRACES_EXPORTER=none`); unset with tracing on: `http://localhost:4318`',
+  }),
+  OTEL_TRACES_EXPORTER: variable(text('`otlp`, `console` or `none`'), {
+    whenUnset: '`otlp` if `OTEL_EXPORTER_OTLP_ENDPOINT` is set, else tracing off',
+    example: 'otlp',
+    doc: '`otlp` = tracing on (to `OTEL_EXPORTER_OTLP_ENDPOINT`), `none` = off. Off: no instrumentation is loaded, nothing is sent',
+  }),
+  OTEL_EXPORTER_OTLP_PROTOCOL: variable(oneOf(['http/protobuf', 'http/json', 'grpc']), {
+    default: 'http/protobuf',
+    doc: 'how spans are sent to the OTLP receiver',
+  }),
+  OTEL_SERVICE_NAME: variable(text('a name'), {
+    default: 'petstore-api',
+    doc: "the spans' `service.name`",
+  }),
+  OTEL_TRACES_SAMPLER: variable(
+    oneOf([
+      'always_on',
+      'always_off',
+      'traceidratio',
+      'parentbased_always_on',
+      'parentbased_always_off',
+      'parentbased_traceidratio',
+    ]),
+    {
+      default: 'parentbased_always_on',
+      doc: "which traces are kept; `parentbased_traceidratio` with `OTEL_TRACES_SAMPLER_ARG=0.1`: a tenth of new traces, and a caller's sampled trace always",
+    },
+  ),
+  OTEL_TRACES_SAMPLER_ARG: variable(
+    matching(/^(0(\.[0-9]+)?|1(\.0+)?)$/, 'a ratio from 0 to 1', 'a ratio from 0 to 1'),
+    {
+      whenUnset: '`1`',
+      example: '0.1',
+      doc: 'the ratio of the `traceidratio` samplers',
+    },
+  ),
+  OTEL_SDK_DISABLED: variable(trueOrFalse, {
+    default: false,
+    doc: '`true` = tracing off whatever the other OTEL_* variables say',
   }),
 };
 

@@ -73,6 +73,19 @@ export function url(...protocols: string[]): ValueKind<string> {
   };
 }
 
+/** Comma-separated URLs, each as `url(...protocols)` takes it; kept as written, in order. */
+export function urlList(...protocols: string[]): ValueKind<string[]> {
+  const one = url(...protocols);
+  return {
+    accepts: `comma-separated URLs (${protocols.map((protocol) => `\`${protocol}\``).join(' or ')})`,
+    parse(value, name) {
+      const parts = value.split(',').map((part) => part.trim());
+      if (parts.some((part) => part === '')) throw new ConfigError(name, 'has an empty entry');
+      return parts.map((part) => one.parse(part, name));
+    },
+  };
+}
+
 /** One of `allowed`, in any case. */
 export function oneOf<const T extends string>(allowed: readonly T[]): ValueKind<T> {
   const list = allowed.map((value) => `\`${value}\``);

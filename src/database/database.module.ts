@@ -1,8 +1,11 @@
 import { DynamicModule, Logger, Module } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { AppConfig } from '../config/app-config.js';
 import { DatabaseLifecycle } from './database-lifecycle.js';
 import { prepareDatabase } from './prepare-database.js';
+import { ReadRouter } from './read-router.js';
+import { ReadYourWritesInterceptor } from './read-your-writes.interceptor.js';
 import { typeOrmOptions } from './typeorm-options.js';
 
 /** Where the database is: the pooled URL (maybe PgBouncer) and, when distinct, a direct one. */
@@ -35,7 +38,14 @@ export class DatabaseModule {
           },
         }),
       ],
-      providers: [DatabaseLifecycle],
+      // Global: the repositories of every feature route their reads through the ReadRouter.
+      global: true,
+      providers: [
+        DatabaseLifecycle,
+        ReadRouter,
+        { provide: APP_INTERCEPTOR, useClass: ReadYourWritesInterceptor },
+      ],
+      exports: [ReadRouter],
     };
   }
 }

@@ -8,6 +8,7 @@ import type { AppConfig } from '../config/app-config.js';
 import type { Refusal } from '../common/http/client-error.js';
 import { matchedRoute } from '../common/http/matched-route.js';
 import { cutBecause, isTimeout, UNFINISHED_STATUS } from '../common/http/unfinished-answer.js';
+import { currentTraceIds } from '../tracing/trace-context.js';
 
 /** The request logger, mounted by configureApp in front of everything (one line per request). */
 export const HTTP_LOGGER = Symbol('HTTP_LOGGER');
@@ -44,8 +45,11 @@ export function createHttpLogger(config: AppConfig): HttpLogger {
         // minimum length, so a line still leaves at once on a quiet instance. pino flushes
         // what is pending synchronously when the process exits (its own exit handler).
         pino.destination({ dest: 1, sync: false });
+  // With tracing on, a line written inside a traced request or webhook attempt names its
+  // trace and span (trace_id, span_id); off, no line pays for the lookup.
+  const traced = config.tracing !== undefined ? { mixin: () => currentTraceIds() ?? {} } : {};
   const logger = pino(
-    { ...options, redact: { paths: REDACTED, censor: '[redacted]' } },
+    { ...options, ...traced, redact: { paths: REDACTED, censor: '[redacted]' } },
     destination,
   );
   // Request lines are built here from fields that cannot hold a credential (method, path
@@ -55,7 +59,7 @@ export function createHttpLogger(config: AppConfig): HttpLogger {
   const requestLogger = pino(options, destination);
   return {
     logger,
-    middleware: requestLogMiddleware(requestLogger),
+    middleware: requestLogMiddleware(requestLogger, config.tracing !== undefined),
     refused: ({ answer, requestId, reason }) => {
       requestLogger.warn(
         {
@@ -82,9 +86,12 @@ export function createHttpLogger(config: AppConfig): HttpLogger {
  */
 function requestLogMiddleware(
   logger: Logger,
+  traced: boolean,
 ): (request: Request, response: Response, next: NextFunction) => void {
   return (request, response, next) => {
     const started = Date.now();
+    // The request's span, read now: by the time the response closes it may have ended.
+    const traceIds = traced ? currentTraceIds() : undefined;
     const socket = request.socket;
     // What the connection carried before this answer (keep-alive: earlier answers).
     const bytesBefore = socket.bytesWritten;
@@ -112,6 +119,7 @@ function requestLogMiddleware(
           route,
           keyPrefix: (request as AuthenticatedRequest).apiKey?.prefix,
           err: cause?.message,
+          ...traceIds,
         },
         finished
           ? `${method} ${route} ${status}`

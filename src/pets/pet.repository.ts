@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { int64Id } from '../common/http/exact-int64.js';
+import { ReadRouter } from '../database/read-router.js';
 import { runStatement } from '../database/statement.js';
-import { PetEntity, type PetStatus, type PetWithCategory } from './pet.entity.js';
+import { type PetStatus, type PetWithCategory } from './pet.entity.js';
 import { petStatements, type PetListFilter } from './pet-statements.js';
 
 /** A pet with its category as pg reads it: bigint ids arrive as strings. */
@@ -29,10 +28,10 @@ function toPet(row: PetRow): PetWithCategory {
 /** Runs every statement about pets (src/pets/pet-statements.ts). */
 @Injectable()
 export class PetRepository {
-  constructor(@InjectRepository(PetEntity) private readonly pets: Repository<PetEntity>) {}
+  constructor(private readonly reads: ReadRouter) {}
 
   async findByIdWithCategory(id: string): Promise<PetWithCategory | null> {
-    const rows = await runStatement<PetRow>(this.pets, petStatements.findByIdWithCategory(id));
+    const rows = await runStatement<PetRow>(this.reads, petStatements.findByIdWithCategory(id));
     return rows[0] ? toPet(rows[0]) : null;
   }
 
@@ -44,7 +43,7 @@ export class PetRepository {
     take: number,
   ): Promise<PetWithCategory[]> {
     const rows = await runStatement<PetRow>(
-      this.pets,
+      this.reads,
       petStatements.listPage(filter, order, after, take),
     );
     return rows.map(toPet);

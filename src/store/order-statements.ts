@@ -1,6 +1,6 @@
 import { withCompanions, type Companion } from '../database/companion-statements.js';
 import { keysetPageSql, type Statement } from '../database/statement.js';
-import { outboxCompanion, outboxCtes } from '../webhooks/outbox.js';
+import { outboxCompanion, outboxCtes, outboxTraceparent } from '../webhooks/outbox.js';
 import type { OrderListFilter } from './dto/order-list.query.js';
 import { ORDER_JSON } from './order-json.js';
 
@@ -89,9 +89,9 @@ export const orderStatements = {
          UPDATE orders SET status = 'cancelled', updated_at = now()
          FROM target WHERE orders.id = target.id AND target.status = 'pending'
          RETURNING ${ORDER_JSON.columns('orders')}
-       ), ${outboxCtes('order.cancelled', ORDER_JSON.sql)}
+       ), ${outboxCtes('order.cancelled', ORDER_JSON.sql, '$2')}
        SELECT target.status AS "previousStatus" FROM target`,
-      params: [id],
+      params: [id, outboxTraceparent()],
     };
   },
 
@@ -108,14 +108,14 @@ export const orderStatements = {
          UPDATE orders SET status = 'shipped', ship_date = now(), updated_at = now()
          FROM target WHERE orders.id = target.id AND target.status = 'pending'
          RETURNING ${ORDER_JSON.columns('orders')}
-       ), ${outboxCtes('order.shipped', ORDER_JSON.sql)}
+       ), ${outboxCtes('order.shipped', ORDER_JSON.sql, '$2')}
        SELECT target.status AS "previousStatus", shown.*
        FROM target CROSS JOIN (
          SELECT * FROM changed
          UNION ALL
          SELECT * FROM target WHERE NOT EXISTS (SELECT FROM changed)
        ) AS shown`,
-      params: [id],
+      params: [id, outboxTraceparent()],
     };
   },
 };

@@ -7,6 +7,7 @@ import type { AppConfig } from '../config/app-config.js';
 import { BatchedQueryStream } from '../database/batched-query-stream.js';
 import type { Companion } from '../database/companion-statements.js';
 import { int64Id } from '../common/http/exact-int64.js';
+import { ReadRouter } from '../database/read-router.js';
 import { runStatement } from '../database/statement.js';
 import { StreamSlots } from '../database/stream-slots.js';
 import { InjectConfig } from '../config/app-config.provider.js';
@@ -52,6 +53,7 @@ export class OrderRepository {
   constructor(
     @InjectRepository(OrderEntity) private readonly orders: Repository<OrderEntity>,
     private readonly streamSlots: StreamSlots,
+    private readonly reads: ReadRouter,
     @InjectConfig() config: AppConfig,
   ) {
     this.db = config.db;
@@ -67,16 +69,18 @@ export class OrderRepository {
    * balancer that retries on 503, like deploy/nginx, take the instance out of rotation).
    */
   async listAllAsJson(callerKeyId: number): Promise<string | Readable> {
-    const pool = (this.orders.manager.connection.driver as unknown as { master: pg.Pool }).master;
-    const stream = new BatchedQueryStream(pool, {
-      select: orderStatements.listAll().sql,
-      singleQueryRows: LIST_SINGLE_QUERY_ROWS,
-      statementTimeoutMs: this.db.statementTimeoutMs,
-      streamTimeoutMs: this.db.streamTimeoutMs,
-      json: ORDER_JSON,
-      acquireCursorSlot: () => this.streamSlots.acquire(callerKeyId),
+    // On a replica as on the primary: the COPY is one statement, so one snapshot.
+    return this.reads.open(async (pool: pg.Pool) => {
+      const stream = new BatchedQueryStream(pool, {
+        select: orderStatements.listAll().sql,
+        singleQueryRows: LIST_SINGLE_QUERY_ROWS,
+        statementTimeoutMs: this.db.statementTimeoutMs,
+        streamTimeoutMs: this.db.streamTimeoutMs,
+        json: ORDER_JSON,
+        acquireCursorSlot: () => this.streamSlots.acquire(callerKeyId),
+      });
+      return (await stream.open()) ?? stream;
     });
-    return (await stream.open()) ?? stream;
   }
 
   /** One page of v2 listOrders (see orderStatements.listPage). */
@@ -87,14 +91,14 @@ export class OrderRepository {
     take: number,
   ): Promise<Order[]> {
     const rows = await runStatement<OrderRow>(
-      this.orders,
+      this.reads,
       orderStatements.listPage(filter, order, after, take),
     );
     return rows.map(toOrder);
   }
 
   async findById(id: string): Promise<Order | null> {
-    const rows = await runStatement<OrderRow>(this.orders, orderStatements.findById(id));
+    const rows = await runStatement<OrderRow>(this.reads, orderStatements.findById(id));
     return rows[0] ? toOrder(rows[0]) : null;
   }
 

@@ -1,4 +1,5 @@
 import type { Companion } from '../database/companion-statements.js';
+import { currentTraceparent } from '../tracing/trace-context.js';
 import type { WebhookEventType } from './webhook-events.js';
 import { webhookEventJson } from './webhook-json.js';
 
@@ -15,9 +16,21 @@ export type ResourceJsonSql = (row: string) => string;
  *
  * `webhook_event` is materialized once (never inlined into its reader), so every subscription
  * of one change gets the same event id, the `webhook-id` receivers deduplicate on.
+ *
+ * `traceparent`: the statement's parameter (`$2`) that carries outboxTraceparent(), kept with
+ * each delivery so that its attempts join the trace of the change (docs/operating.md, Tracing).
  */
-export function outboxCtes(type: WebhookEventType, data: ResourceJsonSql): string {
-  return `webhook_event AS MATERIALIZED (${eventSql('changed', data)}), webhook_outbox AS (${deliveriesSql(type)})`;
+export function outboxCtes(
+  type: WebhookEventType,
+  data: ResourceJsonSql,
+  traceparent: `$${number}`,
+): string {
+  return `webhook_event AS MATERIALIZED (${eventSql('changed', data)}), webhook_outbox AS (${deliveriesSql(type, traceparent)})`;
+}
+
+/** The value of outboxCtes' `traceparent` parameter: the active request's, null untraced. */
+export function outboxTraceparent(): string | null {
+  return currentTraceparent();
 }
 
 /**
@@ -29,8 +42,8 @@ export function outboxCompanion(type: WebhookEventType, data: ResourceJsonSql): 
   return {
     name: 'webhook_outbox',
     ctes: [`webhook_event AS MATERIALIZED (${eventSql('main', data)})`],
-    sql: deliveriesSql(type),
-    params: [],
+    sql: deliveriesSql(type, '$1'),
+    params: [outboxTraceparent()],
   };
 }
 
@@ -40,9 +53,9 @@ function eventSql(source: string, data: ResourceJsonSql): string {
     FROM ${source}`;
 }
 
-function deliveriesSql(type: WebhookEventType): string {
+function deliveriesSql(type: WebhookEventType, traceparent: string): string {
   // `type` comes from the closed list of event types, never from a request.
-  return `INSERT INTO webhook_deliveries (subscription_id, event_id, event_type, payload, next_attempt_at)
-    SELECT s.id, e.id, '${type}', ${webhookEventJson(type, 'e')}, now()
+  return `INSERT INTO webhook_deliveries (subscription_id, event_id, event_type, payload, next_attempt_at, traceparent)
+    SELECT s.id, e.id, '${type}', ${webhookEventJson(type, 'e')}, now(), ${traceparent}::text
     FROM webhook_event e JOIN webhook_subscriptions s ON '${type}' = ANY (s.events)`;
 }

@@ -16,7 +16,8 @@ WITH due AS (
   SET attempts = d.attempts + 1, last_attempt_at = now(),
       claimed_until = now() + make_interval(secs => $2::double precision / 1000)
   FROM due WHERE d.id = due.id
-  RETURNING d.id, d.event_id, d.event_type, d.payload, d.attempts, d.subscription_id
+  RETURNING d.id, d.event_id, d.event_type, d.payload, d.attempts, d.subscription_id,
+            d.traceparent
 ), interrupted AS (
   UPDATE webhook_attempts a SET outcome = 'interrupted'
   FROM claimed WHERE a.delivery_id = claimed.id AND a.outcome IS NULL
@@ -25,7 +26,8 @@ WITH due AS (
   SELECT id, attempts, now() FROM claimed
 )
 SELECT c.id, c.event_id AS "eventId", c.event_type AS "eventType", c.payload,
-       c.attempts AS attempt, c.subscription_id AS "subscriptionId", s.url, s.secret
+       c.attempts AS attempt, c.subscription_id AS "subscriptionId", s.url, s.secret,
+       c.traceparent
 FROM claimed c JOIN webhook_subscriptions s ON s.id = c.subscription_id;
 
 -- recordAttempt: an attempt failed, retried later

@@ -12,7 +12,7 @@ export const webhookDeliveryStatements = {
    * Claims up to `limit` due deliveries: locked rows are skipped (another instance has them),
    * and a claim lasts `claimTtlMs`. The attempt is recorded as started, and an earlier attempt
    * that never finished is marked interrupted. Answers each claimed delivery with its
-   * subscription's URL and secret.
+   * subscription's URL and secret, and the traceparent the outbox kept.
    */
   claimDue(limit: number, claimTtlMs: number): Statement {
     return {
@@ -28,7 +28,8 @@ export const webhookDeliveryStatements = {
          SET attempts = d.attempts + 1, last_attempt_at = now(),
              claimed_until = now() + make_interval(secs => $2::double precision / 1000)
          FROM due WHERE d.id = due.id
-         RETURNING d.id, d.event_id, d.event_type, d.payload, d.attempts, d.subscription_id
+         RETURNING d.id, d.event_id, d.event_type, d.payload, d.attempts, d.subscription_id,
+                   d.traceparent
        ), interrupted AS (
          UPDATE webhook_attempts a SET outcome = 'interrupted'
          FROM claimed WHERE a.delivery_id = claimed.id AND a.outcome IS NULL
@@ -37,7 +38,8 @@ export const webhookDeliveryStatements = {
          SELECT id, attempts, now() FROM claimed
        )
        SELECT c.id, c.event_id AS "eventId", c.event_type AS "eventType", c.payload,
-              c.attempts AS attempt, c.subscription_id AS "subscriptionId", s.url, s.secret
+              c.attempts AS attempt, c.subscription_id AS "subscriptionId", s.url, s.secret,
+              c.traceparent
        FROM claimed c JOIN webhook_subscriptions s ON s.id = c.subscription_id`,
       params: [limit, claimTtlMs],
     };

@@ -16,6 +16,8 @@ export interface ClaimedDelivery {
   subscriptionId: string;
   url: string;
   secret: WebhookSecret;
+  /** The traceparent of the request that made the change; null when it was not traced. */
+  traceparent: string | null;
 }
 
 export interface AttemptOutcome {

@@ -14,6 +14,7 @@ import {
 import { WebhookMetrics } from './webhook-metrics.js';
 import { sendDelivery } from './webhook-sender.js';
 import { signedHeaders } from './webhook-signature.js';
+import { traceAttempt } from './webhook-tracing.js';
 
 /** How often each instance deletes finished deliveries past their retention, and how many at once. */
 const PURGE_INTERVAL_MS = 10 * 60_000;
@@ -129,14 +130,16 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
-    const result = await sendDelivery(
-      delivery.url,
-      signedHeaders(delivery.secret, delivery.eventId, delivery.payload),
-      delivery.payload,
-      {
-        timeoutMs: this.settings.timeoutMs,
-        allowPrivateTargets: this.settings.allowPrivateTargets,
-      },
+    const result = await traceAttempt(delivery, (traceHeaders) =>
+      sendDelivery(
+        delivery.url,
+        { ...signedHeaders(delivery.secret, delivery.eventId, delivery.payload), ...traceHeaders },
+        delivery.payload,
+        {
+          timeoutMs: this.settings.timeoutMs,
+          allowPrivateTargets: this.settings.allowPrivateTargets,
+        },
+      ),
     );
     const schedule = this.settings.retryScheduleMs;
     const outcome: AttemptOutcome = {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { Companion } from '../database/companion-statements.js';
+import { ReadRouter } from '../database/read-router.js';
 import { runStatement } from '../database/statement.js';
 import type { WebhookEventType } from './webhook-events.js';
 import { WebhookSecret } from './webhook-signature.js';
@@ -45,7 +46,10 @@ function toSubscription(row: SubscriptionRow): WebhookSubscription {
  */
 @Injectable()
 export class WebhookSubscriptionRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly reads: ReadRouter,
+  ) {}
 
   /**
    * Inserts the subscription unless the key already has `limit` (subscription null then). The
@@ -99,7 +103,7 @@ export class WebhookSubscriptionRepository {
 
   async findForKey(apiKeyId: number, id: string): Promise<WebhookSubscription | null> {
     const rows = await runStatement<SubscriptionRow>(
-      this.dataSource,
+      this.reads,
       statements.findForKey(apiKeyId, id),
     );
     return rows[0] ? toSubscription(rows[0]) : null;
@@ -113,7 +117,7 @@ export class WebhookSubscriptionRepository {
     take: number,
   ): Promise<WebhookSubscription[]> {
     const rows = await runStatement<SubscriptionRow>(
-      this.dataSource,
+      this.reads,
       statements.listPageForKey(apiKeyId, order, after, take),
     );
     return rows.map(toSubscription);
@@ -136,7 +140,7 @@ export class WebhookSubscriptionRepository {
     take: number,
   ): Promise<WebhookDeliveryView[]> {
     return runStatement<WebhookDeliveryView>(
-      this.dataSource,
+      this.reads,
       statements.listDeliveriesPage(subscriptionId, order, after, take),
     );
   }

@@ -11,6 +11,15 @@ describe('configuration at start-up (real process)', () => {
     [{ REQUEST_TIMEOUT_MS: '20000', HEADERS_TIMEOUT_MS: '25000' }, 'HEADERS_TIMEOUT_MS'],
     [{ LOG_LEVEL: 'chatty' }, 'LOG_LEVEL'],
     [{ CHANGELOG_URL: 'changelog.example.test' }, 'CHANGELOG_URL'],
+    // Each key's last write reaches every instance through Redis: replicas need it.
+    [{ DATABASE_REPLICA_URLS: 'postgres://u@127.0.0.1:2/x' }, 'DATABASE_REPLICA_URLS'],
+    // With tracing on, the preload meets the same bad value and leaves the message to main.
+    [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }, 'OTEL_EXPORTER_OTLP_ENDPOINT'],
+    [
+      { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_TRACES_SAMPLER: 'ratio' },
+      'OTEL_TRACES_SAMPLER',
+    ],
+    [{ OTEL_TRACES_SAMPLER_ARG: '10%' }, 'OTEL_TRACES_SAMPLER_ARG'],
   ])('refuses %j: exit code 1 and one line naming %s', async (env, variable) => {
     const service = await startService(
       { DATABASE_URL: 'postgres://u@127.0.0.1:1/x', ...env },

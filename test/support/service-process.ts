@@ -1,10 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { appDatabaseUrls } from './test-database.js';
 
-/** The built service (`npm test` builds it first), run as operators run it: `node dist/main.js`. */
+/**
+ * The built service (`npm test` builds it first), run as operators run it (npm run start:prod,
+ * the Dockerfile): `node --import ./dist/tracing/register.js dist/main.js`.
+ */
 const MAIN = resolve('dist', 'main.js');
 export interface ServiceProcess {
   child: ChildProcess;
@@ -52,7 +55,8 @@ export async function startService(
       ...(urls.direct && { DATABASE_DIRECT_URL: urls.direct }),
     };
   }
-  const child = spawn(process.execPath, [main], {
+  const preload = join(dirname(main), 'tracing', 'register.js');
+  const child = spawn(process.execPath, ['--import', preload, main], {
     env: {
       PATH: process.env.PATH ?? '',
       NODE_ENV: 'production',

@@ -3,7 +3,7 @@
  * Do not make direct changes to the file.
  */
 
-// Generated from the service's /docs-json by `npm run client:types` (openapi-typescript's
+// Generated from the service's /openapi/v1.json by `npm run client:types` (openapi-typescript's
 // Node API, default options). Not hand-formatted: Prettier and ESLint skip it. The test
 // test/generated-client.e2e-spec.ts fails when it no longer matches the live document.
 

@@ -1,0 +1,383 @@
+// The scenario of `npm run test:replicas` (scripts/test-replicas.sh prepares REPLICAS_WORK, the
+// primary and its hot standby): Redis and two instances with DATABASE_REPLICA_URLS, then
+//   1. the listed reads (v1 and v2) go to the replica, counted by petstore_db_reads_total;
+//   2. read-your-writes with replay paused: key A places an order through instance 1 and reads
+//      it through instance 2 at once (primary), key B reads through instance 2 and does not see
+//      it yet (the replica);
+//   3. the staleness bound: still paused past REPLICA_MAX_LAG_MS, key B reads on the primary;
+//      replay resumed, on the replica again;
+//   4. the standby stopped under load: no failed request, every read on the primary within 1 s,
+//      on the replica again once it is back;
+//   5. Redis stopped under load: no failed request, reads on the primary; back on the replica
+//      once Redis is.
+import { spawn } from 'node:child_process';
+import { openSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import {
+  createRun,
+  printInstanceStates,
+  printTail,
+  runToVerdict,
+  seedOrders,
+  startInstance,
+  waitReady,
+} from './lib/harness.mjs';
+
+const work = process.env.REPLICAS_WORK;
+const primaryUrl = process.env.REPLICAS_PRIMARY_URL;
+const standbyUrl = process.env.REPLICAS_STANDBY_URL;
+const standbyCtl = process.env.REPLICAS_STANDBY_CTL;
+const redisServer = process.env.REPLICAS_REDIS_SERVER ?? 'redis-server';
+const redisPort = Number(process.env.REPLICAS_REDIS_PORT);
+const [port1, port2, metrics1, metrics2] = (process.env.REPLICAS_PORTS ?? '')
+  .split(',')
+  .map(Number);
+if (!work || !primaryUrl || !standbyUrl || !standbyCtl || !redisPort || !metrics2) {
+  console.error('run this through scripts/test-replicas.sh (npm run test:replicas)');
+  process.exit(2);
+}
+
+const KEY_A = 'psk_replicas-key-a-0123456789abcdefghij';
+const KEY_B = 'psk_replicas-key-b-0123456789abcdefghij';
+const MAX_LAG_MS = 1000;
+/** Past LIST_SINGLE_QUERY_ROWS (5000): listOrders streams a COPY in one transaction. */
+const LONG_LIST_ORDERS = 20000;
+const START_DEADLINE_MS = 60000;
+const WATCHDOG_MS = 240000;
+const standbyName = `${new URL(standbyUrl).hostname}:${new URL(standbyUrl).port}`;
+
+const run = createRun({ work, watchdogMs: WATCHDOG_MS });
+const { say, fail } = run;
+const instances = [
+  { name: 'instance-1', port: port1, metricsPort: metrics1 },
+  { name: 'instance-2', port: port2, metricsPort: metrics2 },
+];
+const [one, two] = instances;
+let redis;
+
+const auth = (key) => ({ authorization: `Bearer ${key}` });
+
+/** An answer's status and JSON, or the error code when there was none. */
+async function call(instance, method, path, key, body) {
+  try {
+    const response = await fetch(`http://127.0.0.1:${instance.port}${path}`, {
+      method,
+      headers: { ...auth(key), ...(body && { 'content-type': 'application/json' }) },
+      body: body && JSON.stringify(body),
+      signal: AbortSignal.timeout(10000),
+    });
+    const text = await response.text();
+    return { status: response.status, json: text ? JSON.parse(text) : undefined };
+  } catch (error) {
+    return { status: error.cause?.code ?? error.name ?? 'error' };
+  }
+}
+
+/** petstore_db_reads_total of the instance: { primary, replica }. */
+async function reads(instance) {
+  const text = await (await fetch(`http://127.0.0.1:${instance.metricsPort}/metrics`)).text();
+  const count = (target) => {
+    const line = text
+      .split('\n')
+      .find((l) => l.startsWith(`petstore_db_reads_total{target="${target}"`));
+    return line ? Number(line.split(' ').at(-1)) : 0;
+  };
+  const gauge = (name) => {
+    const line = text.split('\n').find((l) => l.startsWith(`${name}{replica="${standbyName}"}`));
+    return line ? Number(line.split(' ').at(-1)) : NaN;
+  };
+  return {
+    primary: count('primary'),
+    replica: count('replica'),
+    lag: gauge('petstore_db_replica_lag_seconds'),
+    up: gauge('petstore_db_replica_up'),
+  };
+}
+
+/** Both instances' counts added. */
+async function allReads() {
+  const [a, b] = await Promise.all(instances.map(reads));
+  return { primary: a.primary + b.primary, replica: a.replica + b.replica };
+}
+
+/** Waits until `check()` is true, polling every 50 ms; the ms it took, or throws. */
+async function within(ms, what, check) {
+  const start = Date.now();
+  while (Date.now() - start < ms) {
+    if (await check()) return Date.now() - start;
+    await sleep(50);
+  }
+  throw new Error(`${what}: not within ${ms} ms`);
+}
+
+function startRedis() {
+  const log = openSync(`${work}/redis.log`, 'a');
+  const child = spawn(
+    redisServer,
+    ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: ['ignore', log, log] },
+  );
+  run.track(child);
+  redis = { child, exited: new Promise((resolve) => child.on('exit', resolve)) };
+  say(`Redis on 127.0.0.1:${redisPort} (pid ${child.pid})`);
+}
+
+function standby(...args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(standbyCtl, args, { stdio: 'ignore' });
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`pg_ctl ${args[0]}: exit ${code}`)),
+    );
+  });
+}
+
+async function onStandby(sql) {
+  const client = new pg.Client(standbyUrl);
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Listed reads, round-robin over both instances and `paths`, by `workers` at once until
+ * `stop()`; counts answers that are not 200.
+ */
+function load(key, paths, workers = 6) {
+  const state = { done: 0, failed: [], running: true };
+  const worker = async (w) => {
+    for (let i = w; state.running; i += workers) {
+      const instance = instances[i % 2];
+      const path = paths[i % paths.length];
+      const { status } = await call(instance, 'GET', path, key);
+      state.done++;
+      if (status !== 200) state.failed.push(`${instance.name} GET ${path}: ${status}`);
+    }
+  };
+  const all = Promise.all(Array.from({ length: workers }, (_, w) => worker(w)));
+  state.stop = async () => {
+    state.running = false;
+    await all;
+    return state;
+  };
+  return state;
+}
+
+async function main() {
+  startRedis();
+  const env = {
+    DATABASE_URL: primaryUrl,
+    DATABASE_REPLICA_URLS: standbyUrl,
+    REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+    REPLICA_MAX_LAG_MS: String(MAX_LAG_MS),
+    SEED_DEMO: 'true',
+    RATE_LIMIT_PER_MINUTE: '0',
+    RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '0',
+    METRICS_HOST: '127.0.0.1',
+    LOG_FORMAT: 'json',
+    LOG_LEVEL: 'warn',
+  };
+  // One at a time: the second starts on a migrated, seeded database; each brings its key.
+  startInstance(run, {
+    work,
+    instance: one,
+    env: { ...env, BOOTSTRAP_API_KEY: KEY_A, METRICS_PORT: String(one.metricsPort) },
+  });
+  await waitReady(run, one, START_DEADLINE_MS);
+  startInstance(run, {
+    work,
+    instance: two,
+    env: { ...env, BOOTSTRAP_API_KEY: KEY_B, METRICS_PORT: String(two.metricsPort) },
+  });
+  await waitReady(run, two, START_DEADLINE_MS);
+  await within(5000, 'the replica up and caught up on both instances', async () => {
+    const all = await Promise.all(instances.map(reads));
+    return all.every((r) => r.up === 1 && r.lag === 0);
+  });
+
+  // 1. Every listed read, v1 and v2, on the replica.
+  const pets = await call(one, 'GET', '/v2/pets?limit=5', KEY_A);
+  const orders = await call(one, 'GET', '/v2/store/orders?limit=5', KEY_A);
+  if (pets.status !== 200 || orders.status !== 200) throw new Error('no demo pets or orders');
+  const petId = pets.json.data[0].id;
+  const orderId = orders.json.data[0].id;
+  const listed = [
+    '/v1/store/orders',
+    `/v1/store/orders/${orderId}`,
+    '/v2/store/orders',
+    `/v2/store/orders/${orderId}`,
+    '/v1/categories',
+    '/v2/categories',
+    `/v1/pets/${petId}`,
+    '/v2/pets',
+    `/v2/pets/${petId}`,
+    '/v2/webhooks',
+  ];
+  let before = await allReads();
+  for (const path of listed) {
+    for (const instance of instances) {
+      const { status } = await call(instance, 'GET', path, KEY_B);
+      if (status !== 200) fail(`${instance.name} GET ${path}: ${status}`);
+    }
+  }
+  let after = await allReads();
+  const onReplica = after.replica - before.replica;
+  const onPrimary = after.primary - before.primary;
+  say(`listed reads: ${onReplica} on the replica, ${onPrimary} on the primary`);
+  if (onReplica !== listed.length * 2 || onPrimary !== 0) {
+    fail(`expected all ${listed.length * 2} listed reads on the replica`);
+  }
+
+  // 1b. A long listOrders (the COPY path, one snapshot) streamed from the replica.
+  const seeder = new pg.Client(primaryUrl);
+  await seeder.connect();
+  try {
+    await seedOrders(seeder, LONG_LIST_ORDERS);
+  } finally {
+    await seeder.end();
+  }
+  let total = 0;
+  await within(5000, 'the seeded orders on the replica', async () => {
+    total = (await onStandby('SELECT count(*)::int AS count FROM orders'))[0].count;
+    return total > LONG_LIST_ORDERS;
+  });
+  before = await allReads();
+  const started = Date.now();
+  const long = await call(two, 'GET', '/v1/store/orders', KEY_B);
+  after = await allReads();
+  say(
+    `long listOrders: ${long.status}, ${long.json?.length} of ${total} orders in ${Date.now() - started} ms, ` +
+      `replica +${after.replica - before.replica}, primary +${after.primary - before.primary}`,
+  );
+  if (long.status !== 200 || long.json?.length !== total) fail('the long listOrders was not whole');
+  if (after.replica - before.replica !== 1) fail('the long listOrders did not run on the replica');
+
+  // 2. Read-your-writes across instances, replay paused.
+  await onStandby('SELECT pg_wal_replay_pause()');
+  await within(2000, 'replay paused', async () => {
+    const [row] = await onStandby('SELECT pg_get_wal_replay_pause_state() AS state');
+    return row.state === 'paused';
+  });
+  say('replay paused on the standby');
+  const placed = await call(one, 'POST', '/v1/store/orders', KEY_A, { petId, quantity: 1 });
+  if (placed.status !== 201) throw new Error(`placeOrder through instance-1: ${placed.status}`);
+  const newId = placed.json.id;
+  before = await reads(two);
+  const mine = await call(two, 'GET', `/v1/store/orders/${newId}`, KEY_A);
+  const mineV2 = await call(two, 'GET', `/v2/store/orders?limit=1&order=desc`, KEY_A);
+  const theirs = await call(two, 'GET', `/v1/store/orders/${newId}`, KEY_B);
+  after = await reads(two);
+  say(
+    `key A through instance-2: ${mine.status}, newest ${mineV2.json?.data?.[0]?.id}; ` +
+      `key B: ${theirs.status}; instance-2 reads: primary +${after.primary - before.primary}, ` +
+      `replica +${after.replica - before.replica}`,
+  );
+  if (mine.status !== 200)
+    fail(`key A did not read its own order through instance-2: ${mine.status}`);
+  if (mineV2.json?.data?.[0]?.id !== newId)
+    fail('key A did not list its own order through instance-2');
+  if (theirs.status !== 404)
+    fail(`key B read the order from the paused replica: ${theirs.status}, not 404`);
+  if (after.primary - before.primary !== 2 || after.replica - before.replica !== 1) {
+    fail('expected key A on the primary (2 reads) and key B on the replica (1)');
+  }
+
+  // 3. Staleness: still paused past REPLICA_MAX_LAG_MS, key B goes to the primary.
+  const stale = await within(
+    MAX_LAG_MS + 1500,
+    'key B on the primary once the lag passed the bound',
+    async () => {
+      const { status } = await call(two, 'GET', `/v1/store/orders/${newId}`, KEY_B);
+      return status === 200;
+    },
+  );
+  const lagged = await reads(two);
+  say(`key B sees the order (primary) ${stale} ms after the write; replica lag ${lagged.lag} s`);
+  if (!(lagged.lag > MAX_LAG_MS / 1000))
+    fail(`lag metric ${lagged.lag} s, expected above the bound`);
+  await onStandby('SELECT pg_wal_replay_resume()');
+  before = await reads(two);
+  const back = await within(3000, 'key B on the replica again after resume', async () => {
+    const { status } = await call(two, 'GET', `/v1/store/orders/${newId}`, KEY_B);
+    const now = await reads(two);
+    return status === 200 && now.replica > before.replica;
+  });
+  say(`replay resumed: key B reads the order on the replica again within ${back} ms`);
+
+  // 4. The standby stopped under load.
+  const paths = listed.filter((path) => path !== '/v1/store/orders');
+  let traffic = load(KEY_B, paths);
+  await sleep(1000);
+  const stopping = Date.now();
+  await standby('stop', '-m', 'fast', '-w');
+  const stoppedAt = Date.now();
+  say(`standby stopped (pg_ctl stop -m fast, ${stoppedAt - stopping} ms)`);
+  await sleep(1000);
+  const atOneSecond = await allReads();
+  await sleep(1000);
+  const atTwoSeconds = await allReads();
+  say(
+    `1 s to 2 s after the stop: ${atTwoSeconds.replica - atOneSecond.replica} reads on the replica, ` +
+      `${atTwoSeconds.primary - atOneSecond.primary} on the primary`,
+  );
+  if (atTwoSeconds.replica !== atOneSecond.replica)
+    fail('reads still went to the stopped replica after 1 s');
+  if (atTwoSeconds.primary <= atOneSecond.primary) fail('no reads on the primary after the stop');
+  await standby('start', '-w');
+  const restartedAt = Date.now();
+  await within(10000, 'reads on the replica again after it returned', async () => {
+    const now = await allReads();
+    return now.replica > atTwoSeconds.replica;
+  });
+  say(
+    `standby started again: reads on it after ${Date.now() - restartedAt} ms ` +
+      `(${((restartedAt - stoppedAt) / 1000).toFixed(1)} s down)`,
+  );
+  let result = await traffic.stop();
+  say(`load through the replica outage: ${result.done} requests, ${result.failed.length} failed`);
+  for (const failure of result.failed.slice(0, 5)) fail(failure);
+
+  // 5. Redis stopped under load (key A writes too).
+  traffic = load(KEY_A, paths);
+  await sleep(500);
+  redis.child.kill('SIGTERM');
+  await redis.exited;
+  say('Redis stopped');
+  await sleep(1000);
+  const written = await call(one, 'POST', '/v1/store/orders', KEY_A, { petId, quantity: 2 });
+  if (written.status !== 201) fail(`placeOrder with Redis down: ${written.status}`);
+  const redisOne = await allReads();
+  await sleep(1000);
+  const redisTwo = await allReads();
+  say(
+    `Redis down: ${redisTwo.replica - redisOne.replica} reads on the replica, ` +
+      `${redisTwo.primary - redisOne.primary} on the primary in 1 s`,
+  );
+  if (redisTwo.replica !== redisOne.replica) fail('reads went to the replica while Redis was down');
+  const ownWhileDown = await call(two, 'GET', `/v1/store/orders/${written.json?.id}`, KEY_A);
+  if (ownWhileDown.status !== 200)
+    fail(`key A's order placed while Redis was down: ${ownWhileDown.status}`);
+  startRedis();
+  const redisBack = await within(
+    10000,
+    'reads on the replica again after Redis returned',
+    async () => {
+      const now = await allReads();
+      return now.replica > redisTwo.replica;
+    },
+  );
+  say(`Redis started again: reads on the replica after ${redisBack} ms`);
+  result = await traffic.stop();
+  say(`load through the Redis outage: ${result.done} requests, ${result.failed.length} failed`);
+  for (const failure of result.failed.slice(0, 5)) fail(failure);
+}
+
+await runToVerdict(run, 'read replicas', main, {
+  explain: () => {
+    printInstanceStates(work, instances);
+    printTail('standby log', `${work}/standby.log`);
+  },
+});
