@@ -11,6 +11,8 @@ RUN npm ci --ignore-scripts --no-audit --no-fund --workspaces=false
 COPY tsconfig.json tsconfig.build.json tsconfig.migrations.json ./
 COPY src ./src
 COPY migrations ./migrations
+# The build copies Redoc's bundle (a devDependency) into dist/reference/, served at /reference.
+COPY scripts/copy-redoc.mjs ./scripts/
 RUN npm run build && npm prune --omit=dev --ignore-scripts --workspaces=false
 
 # ---- runtime: production dependencies and the compiled code, as a non-root user ----

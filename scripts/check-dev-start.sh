@@ -41,6 +41,9 @@ ctrl_c() {
 
 start
 grep -q "Swagger UI:      http://localhost:$port/docs" "$log" || { echo "FAIL: no /docs address printed" >&2; exit 1; }
+grep -q "Reference:       http://localhost:$port/reference" "$log" || { echo "FAIL: no /reference address printed" >&2; exit 1; }
+curl -fs -o /dev/null "http://localhost:$port/reference/redoc.standalone.js" \
+  || { echo "FAIL: npm start does not serve Redoc's bundle" >&2; exit 1; }
 key="$(sed -n 's/.*Development key: \(psk_[A-Za-z0-9_-]*\).*/\1/p' "$log")"
 pg_port="$(sed -n 's/.*embedded PostgreSQL on port \([0-9]*\),.*/\1/p' "$log")"
 [ -n "$pg_port" ] && [ "$(cat "$data/postgres-port")" = "$pg_port" ] \

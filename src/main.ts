@@ -65,6 +65,7 @@ async function bootstrap(): Promise<void> {
     process.stdout.write(
       `\n  Pet store API (embedded PostgreSQL on port ${database.embedded.port}, data in ${config.dataDir})\n` +
         `  Swagger UI:      ${address}/docs\n` +
+        `  Reference:       ${address}/reference\n` +
         `  Development key: ${key}\n` +
         `  Try it:          curl -H "Authorization: Bearer ${key}" ${address}/v1/store/orders\n\n`,
     );

@@ -6,11 +6,16 @@ interface MediaType {
   example?: unknown;
   examples?: Record<string, { value?: unknown }>;
 }
+interface ResponseEntry {
+  $ref?: string;
+  content?: Record<string, MediaType>;
+  headers?: Record<string, { $ref?: string }>;
+}
 interface Operation {
   operationId?: string;
   deprecated?: boolean;
   security?: Array<Record<string, string[]>>;
-  responses: Record<string, { content?: Record<string, MediaType> }>;
+  responses: Record<string, ResponseEntry>;
   requestBody?: { content: Record<string, MediaType> };
   'x-stability'?: string;
 }
@@ -23,12 +28,14 @@ interface OpenApiDocument {
   components?: {
     schemas?: Record<string, { properties?: Record<string, unknown>; required?: string[] }>;
     securitySchemes?: Record<string, { type?: string; scheme?: string }>;
+    responses?: Record<string, ResponseEntry>;
+    headers?: Record<string, unknown>;
   };
 }
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
-/** The operations table of docs/api.md: operationId → method and relative path. */
+/** The v1 operations docs/api.md names (documented at /reference/v1): operationId → method and relative path. */
 const CONTRACT_OPERATIONS = {
   listOrders: 'get /store/orders',
   placeOrder: 'post /store/orders',
@@ -53,6 +60,17 @@ function operationsOf(
         operation: operation as Operation,
       })),
   );
+}
+
+/** An operation's responses, each shared one (`$ref` to components.responses) looked up. */
+function responsesOf(
+  document: OpenApiDocument,
+  operation: Operation,
+): Array<[string, ResponseEntry]> {
+  return Object.entries(operation.responses).map(([status, response]) => {
+    const name = /^#\/components\/responses\/(.+)$/.exec(response.$ref ?? '')?.[1];
+    return [status, name === undefined ? response : document.components!.responses![name]];
+  });
 }
 
 /** The component schemas shaped like docs/api.md's Error: properties code, message, status. */
@@ -213,9 +231,49 @@ describe('OpenAPI document and Swagger UI (e2e)', () => {
       }
     });
 
+    it('documents X-Request-Id, the rate-limit headers and 431 on every operation of both documents, from shared components', async () => {
+      const v2 = (await t.http.get('/openapi/v2.json').expect(200)).body as OpenApiDocument;
+      const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
+      const rateLimit = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+      for (const document of [doc, v2]) {
+        expect(Object.keys(document.components?.headers ?? {})).toEqual(
+          expect.arrayContaining(['X-Request-Id', ...rateLimit]),
+        );
+        for (const { id, operation } of operationsOf(document)) {
+          expect({ id, 431: operation.responses['431'] }).toEqual({
+            id,
+            431: { $ref: '#/components/responses/HeadersTooLarge' },
+          });
+          for (const [status, response] of Object.entries(operation.responses)) {
+            if (status === '431') continue;
+            const where = `${id} ${status}`;
+            for (const name of ['X-Request-Id', ...rateLimit]) {
+              expect({ where, [name]: response.headers?.[name] }).toEqual({
+                where,
+                [name]: header(name),
+              });
+            }
+          }
+        }
+        // The 431 comes from the HTTP server, before the rate limits: the request id only.
+        const tooLarge = document.components!.responses!.HeadersTooLarge;
+        expect(Object.keys(tooLarge.headers ?? {})).toEqual(['X-Request-Id']);
+      }
+    });
+
+    it('answers headers that are too large as its shared 431 documents, with an X-Request-Id', async () => {
+      const res = await t.http
+        .get('/v1/categories')
+        .set('Authorization', t.auth)
+        .set('X-Padding', 'x'.repeat(20 * 1024));
+      expect(res.status).toBe(431);
+      t.spec.check('listCategories', res);
+      expect(res.headers['x-request-id']).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
+    });
+
     it('gives every response with a body a JSON schema, and 204 no body', () => {
       for (const { id, operation } of operationsOf(doc)) {
-        for (const [status, response] of Object.entries(operation.responses)) {
+        for (const [status, response] of responsesOf(doc, operation)) {
           const where = `${id} ${status}`;
           if (status === '204') {
             expect({ where, content: response.content }).toEqual({ where, content: undefined });
@@ -245,7 +303,7 @@ describe('OpenAPI document and Swagger UI (e2e)', () => {
       const errorRef = `#/components/schemas/${errorSchemaName}`;
       let checked = 0;
       for (const { id, operation } of operationsOf(doc)) {
-        for (const [status, response] of Object.entries(operation.responses)) {
+        for (const [status, response] of responsesOf(doc, operation)) {
           if (!/^[45]\d\d$/.test(status)) continue;
           const where = `${id} ${status}`;
           const media = response.content?.['application/json'];
@@ -304,6 +362,63 @@ describe('OpenAPI document and Swagger UI (e2e)', () => {
         expect({ path, status: res.status }).toEqual({ path, status: 200 });
         expect(Number(res.headers['content-length'])).toBeGreaterThan(0);
       }
+    });
+  });
+
+  describe('GET /reference (Redoc)', () => {
+    it('redirects /reference and /reference/ to the v2 reference', async () => {
+      for (const path of ['/reference', '/reference/']) {
+        const res = await t.http.get(path).expect(302);
+        expect(new URL(res.headers['location'], `http://localhost${path}`).pathname).toBe(
+          '/reference/v2',
+        );
+      }
+    });
+
+    it.each(['1', '2'])(
+      "serves /reference/v%s without an API key: Redoc over its version's document, a switch to the other",
+      async (version) => {
+        const res = await t.http.get(`/reference/v${version}`).expect(200);
+        expect(res.headers['content-type']).toMatch(/^text\/html/);
+        const specUrl = /<redoc spec-url="([^"]+)"/.exec(res.text)?.[1];
+        expect(new URL(specUrl!, `http://localhost/reference/v${version}`).pathname).toBe(
+          `/openapi/v${version}.json`,
+        );
+        const links = [...res.text.matchAll(/<a href="([^"]+)"/g)].map(
+          ([, href]) => new URL(href, `http://localhost/reference/v${version}`).pathname,
+        );
+        expect(links).toEqual(['/reference/v2', '/reference/v1', '/docs']);
+        // Scripts from the service only; no fonts, logos or stylesheets from elsewhere.
+        expect(res.text).not.toMatch(/(https?:)?\/\/[a-z]/i);
+      },
+    );
+
+    it("serves Redoc's bundle itself, as JavaScript", async () => {
+      const page = await t.http.get('/reference/v2').expect(200);
+      const src = /<script src="([^"]+)"/.exec(page.text)?.[1];
+      const path = new URL(src!, 'http://localhost/reference/v2').pathname;
+      expect(path).toBe('/reference/redoc.standalone.js');
+      const res = await t.http.get(path).expect(200);
+      expect(res.headers['content-type']).toMatch(/^text\/javascript/);
+      expect(Number(res.headers['content-length'])).toBeGreaterThan(500_000);
+      await t.http.get('/reference/redoc.standalone.js.LICENSE.txt').expect(200);
+    });
+
+    it("allows Redoc's blob: worker under /reference only, and nothing from elsewhere", async () => {
+      const reference = (await t.http.get('/reference/v2').expect(200)).headers[
+        'content-security-policy'
+      ];
+      expect(reference).toContain("worker-src 'self' blob:");
+      expect(reference).toContain("script-src 'self'");
+      expect(reference).not.toContain('https:');
+      const docs = (await t.http.get('/docs').expect(200)).headers['content-security-policy'];
+      expect(docs).not.toContain('worker-src');
+      expect(docs).not.toContain('blob:');
+    });
+
+    it('answers an unknown version with the Error body', async () => {
+      const res = await t.http.get('/reference/v3').expect(404);
+      expect(res.body).toEqual({ code: 'NOT_FOUND', message: expect.any(String), status: 404 });
     });
   });
 

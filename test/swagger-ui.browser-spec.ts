@@ -6,7 +6,7 @@ import { launchChromium } from './support/browser.js';
 import { categoryRow, insertOrder, insertPet } from './support/factories.js';
 import { createTestApp, listeningOrigin, type TestApp } from './support/test-app.js';
 
-/** The operations table of docs/api.md: operationId → method and relative path. */
+/** The v1 operations docs/api.md names (documented at /reference/v1): operationId → method and relative path. */
 const CONTRACT_OPERATIONS: Record<string, [method: string, path: string]> = {
   listOrders: ['GET', '/store/orders'],
   placeOrder: ['POST', '/store/orders'],

@@ -4,7 +4,7 @@ import type { Request, Response } from 'express';
 import { ApiErrorResponses } from '../common/errors/api-error-responses.decorator.js';
 import { ErrorCode } from '../common/errors/error-code.js';
 import { Beta } from '../common/http/api-decorators.js';
-import { NEXT_PAGE_LINK_HEADER, PageDto } from '../common/pagination/page.dto.js';
+import { NEXT_PAGE_LINK_HEADER, PageDto, pageExample } from '../common/pagination/page.dto.js';
 import { ApiPageQuery } from '../common/pagination/page-query.decorator.js';
 import type { PageQuery } from '../common/pagination/page-query.js';
 import { Paginator, type Page } from '../common/pagination/paginator.js';
@@ -12,6 +12,7 @@ import type { IdempotentResponse, IdempotentRequest } from '../idempotency/idemp
 import { IdempotencyKey } from '../idempotency/idempotent.decorator.js';
 import { CategoriesService } from './categories.service.js';
 import { CreateCategoryOperation } from './category-operations.js';
+import { CATEGORY_LIST_EXAMPLE } from './category-examples.js';
 import { CategoryDto } from './dto/category.dto.js';
 import { CategoryListQueryPipe } from './dto/category-list.query.js';
 import { CreateCategoryDto } from './dto/create-category.dto.js';
@@ -45,6 +46,7 @@ export class CategoriesV2Controller {
     type: CategoryPageDto,
     description: 'A page of categories',
     headers: NEXT_PAGE_LINK_HEADER,
+    example: pageExample(CATEGORY_LIST_EXAMPLE),
   })
   @ApiErrorResponses(ErrorCode.VALIDATION_FAILED)
   async list(

@@ -1,5 +1,6 @@
 import { Body, Controller, Get } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CATEGORY_LIST_EXAMPLE } from './category-examples.js';
 import { ApiErrorResponses } from '../common/errors/api-error-responses.decorator.js';
 import type { IdempotentResponse, IdempotentRequest } from '../idempotency/idempotency.service.js';
 import { IdempotencyKey } from '../idempotency/idempotent.decorator.js';
@@ -20,7 +21,11 @@ export class CategoriesController {
     summary: 'List every category, by id ascending',
     description: 'No filtering or pagination in v1: every category.',
   })
-  @ApiOkResponse({ type: [CategoryDto], description: 'Every category, by id ascending' })
+  @ApiOkResponse({
+    type: [CategoryDto],
+    description: 'Every category, by id ascending',
+    example: CATEGORY_LIST_EXAMPLE,
+  })
   @ApiErrorResponses()
   async list(): Promise<CategoryDto[]> {
     return (await this.categories.listAll()).map((category) => CategoryDto.from(category));

@@ -1,5 +1,5 @@
 import { HttpCode, HttpStatus, Post, applyDecorators } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOperation } from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiOperation } from '@nestjs/swagger';
 import type { ApiVersion } from '../common/api-version.js';
 import {
   ApiErrorResponses,
@@ -8,7 +8,9 @@ import {
 import { ErrorCode } from '../common/errors/error-code.js';
 import { Stability } from '../common/http/api-decorators.js';
 import { Idempotent } from '../idempotency/idempotent.decorator.js';
+import { CATEGORY_EXAMPLE, NEW_CATEGORY_EXAMPLE } from './category-examples.js';
 import { CategoryDto } from './dto/category.dto.js';
+import { CreateCategoryDto } from './dto/create-category.dto.js';
 
 /**
  * POST /categories in every version, once: route, Idempotency-Key and documentation (part of
@@ -26,9 +28,14 @@ export const CreateCategoryOperation = (version: ApiVersion): MethodDecorator =>
       description:
         'The name is normalised to Unicode NFC and trimmed, and must be unique ignoring case (409 CATEGORY_EXISTS). Unknown fields are refused.',
     }),
+    ApiBody({
+      type: CreateCategoryDto,
+      examples: { category: { summary: 'A category for hamsters', value: NEW_CATEGORY_EXAMPLE } },
+    }),
     ApiCreatedResponse({
       type: CategoryDto,
       description: 'The created category with its new id',
+      example: CATEGORY_EXAMPLE,
       headers: IDEMPOTENT_REPLAYED_HEADER,
     }),
     ApiErrorResponses(

@@ -5,10 +5,11 @@ import { ApiErrorResponses } from '../common/errors/api-error-responses.decorato
 import { ErrorCode } from '../common/errors/error-code.js';
 import { ApiInt64IdParam, Beta } from '../common/http/api-decorators.js';
 import { Int64IdPipe } from '../common/http/int64-id.pipe.js';
-import { NEXT_PAGE_LINK_HEADER, PageDto } from '../common/pagination/page.dto.js';
+import { NEXT_PAGE_LINK_HEADER, PageDto, pageExample } from '../common/pagination/page.dto.js';
 import { Paginator, type Page } from '../common/pagination/paginator.js';
 import { PetDto } from './dto/pet.dto.js';
 import { ApiPetListQuery, PetListQueryPipe, type PetListQuery } from './dto/pet-list.query.js';
+import { PET_EXAMPLE, PET_LIST_EXAMPLE } from './pet-examples.js';
 import { PetsService } from './pets.service.js';
 
 const PetPageDto = PageDto(PetDto, 'PetPage', 'A page of pets, by id');
@@ -41,6 +42,7 @@ export class PetsV2Controller {
     type: PetPageDto,
     description: 'A page of the matching pets',
     headers: NEXT_PAGE_LINK_HEADER,
+    example: pageExample(PET_LIST_EXAMPLE),
   })
   @ApiErrorResponses(ErrorCode.VALIDATION_FAILED)
   async list(
@@ -66,7 +68,7 @@ export class PetsV2Controller {
     description: "The successor of v1's deprecated getPetById: the same pet.",
   })
   @ApiInt64IdParam('petId', 'Identifier of the pet')
-  @ApiOkResponse({ type: PetDto, description: 'The pet' })
+  @ApiOkResponse({ type: PetDto, description: 'The pet', example: PET_EXAMPLE })
   @ApiErrorResponses(ErrorCode.VALIDATION_FAILED, ErrorCode.PET_NOT_FOUND)
   async getById(@Param('petId', Int64IdPipe) petId: string): Promise<PetDto> {
     return PetDto.from(await this.pets.getById(petId));

@@ -5,6 +5,7 @@ import { ErrorCode } from '../common/errors/error-code.js';
 import { ApiInt64IdParam } from '../common/http/api-decorators.js';
 import { Int64IdPipe } from '../common/http/int64-id.pipe.js';
 import { PetDto } from './dto/pet.dto.js';
+import { PET_EXAMPLE } from './pet-examples.js';
 import { PetsService } from './pets.service.js';
 
 /** As deprecationHeaders() writes them; the configured dates have four-digit years. */
@@ -59,7 +60,12 @@ export class PetsController {
     deprecated: true,
   })
   @ApiInt64IdParam('petId', 'Identifier of the pet')
-  @ApiOkResponse({ type: PetDto, description: 'The pet', headers: DEPRECATION_HEADERS })
+  @ApiOkResponse({
+    type: PetDto,
+    description: 'The pet',
+    headers: DEPRECATION_HEADERS,
+    example: PET_EXAMPLE,
+  })
   @ApiErrorResponses(ErrorCode.VALIDATION_FAILED, ErrorCode.PET_NOT_FOUND)
   async getById(@Param('petId', Int64IdPipe) petId: string): Promise<PetDto> {
     return PetDto.from(await this.pets.getById(petId));

@@ -1,5 +1,6 @@
 import { Delete, Get, HttpCode, HttpStatus, Post, applyDecorators } from '@nestjs/common';
 import {
+  ApiBody,
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
@@ -14,6 +15,12 @@ import { ErrorCode } from '../common/errors/error-code.js';
 import { ApiInt64IdParam, Stability } from '../common/http/api-decorators.js';
 import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import { OrderDto } from './dto/order.dto.js';
+import { PlaceOrderDto } from './dto/place-order.dto.js';
+import {
+  NEW_ORDER_EXAMPLE,
+  PENDING_ORDER_EXAMPLE,
+  SHIPPED_ORDER_EXAMPLE,
+} from './store-examples.js';
 
 /*
  * The store operations that every version serves alike, each once: route, behaviour and
@@ -38,9 +45,14 @@ export const PlaceOrderOperation = (version: ApiVersion): MethodDecorator =>
       description:
         'Creates a pending order for an existing pet. Unknown fields are refused; an unknown pet is a 422.',
     }),
+    ApiBody({
+      type: PlaceOrderDto,
+      examples: { order: { summary: 'Two of pet 7', value: NEW_ORDER_EXAMPLE } },
+    }),
     ApiCreatedResponse({
       type: OrderDto,
       description: 'The new order, pending',
+      example: PENDING_ORDER_EXAMPLE,
       headers: {
         Location: {
           description: 'Path of the new order',
@@ -78,7 +90,7 @@ export const GetOrderByIdOperation = (version: ApiVersion): MethodDecorator =>
       description: 'Any order, whatever its status; cancelled orders are kept and can be read.',
     }),
     ApiInt64IdParam('orderId', 'Identifier of the order'),
-    ApiOkResponse({ type: OrderDto, description: 'The order' }),
+    ApiOkResponse({ type: OrderDto, description: 'The order', example: PENDING_ORDER_EXAMPLE }),
     ApiErrorResponses(ErrorCode.VALIDATION_FAILED, ErrorCode.ORDER_NOT_FOUND),
   );
 
@@ -95,7 +107,11 @@ export const ShipOrderOperation = (version: ApiVersion): MethodDecorator =>
         'Sets status shipped, complete true and shipDate now. Shipping a shipped order changes nothing.',
     }),
     ApiInt64IdParam('orderId', 'Identifier of the order to ship'),
-    ApiOkResponse({ type: OrderDto, description: 'The order, shipped' }),
+    ApiOkResponse({
+      type: OrderDto,
+      description: 'The order, shipped',
+      example: SHIPPED_ORDER_EXAMPLE,
+    }),
     ApiErrorResponses(
       ErrorCode.VALIDATION_FAILED,
       ErrorCode.ORDER_NOT_FOUND,

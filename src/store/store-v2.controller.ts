@@ -5,7 +5,7 @@ import { ApiErrorResponses } from '../common/errors/api-error-responses.decorato
 import { ErrorCode } from '../common/errors/error-code.js';
 import { Beta } from '../common/http/api-decorators.js';
 import { Int64IdPipe } from '../common/http/int64-id.pipe.js';
-import { NEXT_PAGE_LINK_HEADER, PageDto } from '../common/pagination/page.dto.js';
+import { NEXT_PAGE_LINK_HEADER, PageDto, pageExample } from '../common/pagination/page.dto.js';
 import { Paginator, type Page } from '../common/pagination/paginator.js';
 import type { IdempotentResponse, IdempotentRequest } from '../idempotency/idempotency.service.js';
 import { IdempotencyKey } from '../idempotency/idempotent.decorator.js';
@@ -22,6 +22,7 @@ import {
   PlaceOrderOperation,
   ShipOrderOperation,
 } from './store-operations.js';
+import { ORDER_LIST_EXAMPLE } from './store-examples.js';
 import { StoreService } from './store.service.js';
 
 /**
@@ -53,6 +54,7 @@ export class StoreV2Controller {
     type: OrderPageDto,
     description: 'A page of the matching orders',
     headers: NEXT_PAGE_LINK_HEADER,
+    example: pageExample(ORDER_LIST_EXAMPLE),
   })
   @ApiErrorResponses(ErrorCode.VALIDATION_FAILED)
   async list(

@@ -2,6 +2,7 @@ import { Body, Controller, Get, Param, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CallerKeyId } from '../auth/caller-key.decorator.js';
+import { ORDER_LIST_EXAMPLE } from './store-examples.js';
 import { ApiErrorResponses } from '../common/errors/api-error-responses.decorator.js';
 import { Int64IdPipe } from '../common/http/int64-id.pipe.js';
 import { sendJson } from '../common/http/send-streamed-json.js';
@@ -30,7 +31,11 @@ export class StoreController {
     description:
       'No filtering or pagination in v1: every order, cancelled ones included. The array is streamed.',
   })
-  @ApiOkResponse({ type: [OrderDto], description: 'Every order, by id ascending' })
+  @ApiOkResponse({
+    type: [OrderDto],
+    description: 'Every order, by id ascending',
+    example: ORDER_LIST_EXAMPLE,
+  })
   @ApiErrorResponses()
   async list(@CallerKeyId() callerKeyId: number, @Res() response: Response): Promise<void> {
     await sendJson(response, await this.store.listAllAsJson(callerKeyId));

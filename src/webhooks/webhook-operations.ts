@@ -15,14 +15,30 @@ import {
 import { ErrorCode } from '../common/errors/error-code.js';
 import { JsonBody } from '../common/http/json-body.interceptor.js';
 import { ApiInt64IdParam, Beta } from '../common/http/api-decorators.js';
-import { NEXT_PAGE_LINK_HEADER, PageDto } from '../common/pagination/page.dto.js';
+import { NEXT_PAGE_LINK_HEADER, PageDto, pageExample } from '../common/pagination/page.dto.js';
 import { ApiPageQuery } from '../common/pagination/page-query.decorator.js';
 import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import { RecoverWebhookDeliveriesDto, RequeuedDto } from './dto/recover-webhook-deliveries.dto.js';
 import { UpdateWebhookDto } from './dto/update-webhook.dto.js';
 import { WebhookDeliveryDetailDto, WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
 import { RotatedWebhookSecretDto, RotateWebhookSecretDto } from './dto/webhook-secret.dto.js';
+import { CreateWebhookDto } from './dto/create-webhook.dto.js';
 import { CreatedWebhookDto, WebhookDto } from './dto/webhook.dto.js';
+import {
+  CREATED_WEBHOOK_EXAMPLE,
+  NEW_WEBHOOK_EXAMPLE,
+  RECOVER_WEBHOOK_DELIVERIES_EXAMPLE,
+  REDELIVERED_WEBHOOK_DELIVERY_EXAMPLE,
+  REQUEUED_EXAMPLE,
+  ROTATE_WEBHOOK_SECRET_EXAMPLE,
+  ROTATED_WEBHOOK_SECRET_EXAMPLE,
+  UPDATE_WEBHOOK_EXAMPLE,
+  UPDATED_WEBHOOK_EXAMPLE,
+  WEBHOOK_DELIVERY_DETAIL_EXAMPLE,
+  WEBHOOK_DELIVERY_LIST_EXAMPLE,
+  WEBHOOK_EXAMPLE,
+  WEBHOOK_LIST_EXAMPLE,
+} from './webhook-examples.js';
 
 /*
  * The webhook operations (v2 only, beta), each once: route, behaviour and documentation.
@@ -54,9 +70,16 @@ export const CreateWebhookOperation = (): MethodDecorator =>
         'Idempotency-Key gets it again (404 WEBHOOK_NOT_FOUND once the subscription is deleted). ' +
         'At most 20 subscriptions per API key.',
     }),
+    ApiBody({
+      type: CreateWebhookDto,
+      examples: {
+        subscription: { summary: 'Order events to a warehouse', value: NEW_WEBHOOK_EXAMPLE },
+      },
+    }),
     ApiCreatedResponse({
       type: CreatedWebhookDto,
       description: 'The new subscription and its secret',
+      example: CREATED_WEBHOOK_EXAMPLE,
       headers: {
         Location: {
           description: 'Path of the new subscription',
@@ -98,6 +121,7 @@ export const ListWebhooksOperation = (): MethodDecorator =>
       type: WebhookPageDto,
       description: 'A page of subscriptions',
       headers: NEXT_PAGE_LINK_HEADER,
+      example: pageExample(WEBHOOK_LIST_EXAMPLE),
     }),
     ApiErrorResponses(ErrorCode.VALIDATION_FAILED),
   );
@@ -114,7 +138,7 @@ export const GetWebhookOperation = (): MethodDecorator =>
         "Another API key's subscription is 404 WEBHOOK_NOT_FOUND, as one that does not exist.",
     }),
     ApiInt64IdParam('webhookId', 'Identifier of the subscription'),
-    ApiOkResponse({ type: WebhookDto, description: 'The subscription' }),
+    ApiOkResponse({ type: WebhookDto, description: 'The subscription', example: WEBHOOK_EXAMPLE }),
     ApiErrorResponses(ErrorCode.VALIDATION_FAILED, ErrorCode.WEBHOOK_NOT_FOUND),
   );
 
@@ -156,6 +180,7 @@ export const ListWebhookDeliveriesOperation = (): MethodDecorator =>
       type: WebhookDeliveryPageDto,
       description: 'A page of deliveries',
       headers: NEXT_PAGE_LINK_HEADER,
+      example: pageExample(WEBHOOK_DELIVERY_LIST_EXAMPLE),
     }),
     ApiErrorResponses(ErrorCode.VALIDATION_FAILED, ErrorCode.WEBHOOK_NOT_FOUND),
   );
@@ -193,8 +218,17 @@ export const UpdateWebhookOperation = (): MethodDecorator =>
         'again and clears disabledAt and disabledReason.',
     }),
     ApiInt64IdParam('webhookId', 'Identifier of the subscription'),
-    ApiBody({ type: UpdateWebhookDto }),
-    ApiOkResponse({ type: WebhookDto, description: 'The subscription, changed' }),
+    ApiBody({
+      type: UpdateWebhookDto,
+      examples: {
+        change: { summary: 'A new address and one more event', value: UPDATE_WEBHOOK_EXAMPLE },
+      },
+    }),
+    ApiOkResponse({
+      type: WebhookDto,
+      description: 'The subscription, changed',
+      example: UPDATED_WEBHOOK_EXAMPLE,
+    }),
     ApiErrorResponses(
       ErrorCode.VALIDATION_FAILED,
       ErrorCode.MALFORMED_JSON,
@@ -222,10 +256,19 @@ export const RotateWebhookSecretOperation = (): MethodDecorator =>
         'new secret while it still signs (404 WEBHOOK_NOT_FOUND once it no longer does).',
     }),
     ApiInt64IdParam('webhookId', 'Identifier of the subscription'),
-    ApiBody({ type: RotateWebhookSecretDto }),
+    ApiBody({
+      examples: {
+        overlap: {
+          summary: 'The previous secret signs for an hour more',
+          value: ROTATE_WEBHOOK_SECRET_EXAMPLE,
+        },
+      },
+      type: RotateWebhookSecretDto,
+    }),
     ApiOkResponse({
       type: RotatedWebhookSecretDto,
       description: 'The new secret',
+      example: ROTATED_WEBHOOK_SECRET_EXAMPLE,
       headers: IDEMPOTENT_REPLAYED_HEADER,
     }),
     ApiErrorResponses(
@@ -253,7 +296,11 @@ export const GetWebhookDeliveryOperation = (): MethodDecorator =>
     }),
     ApiInt64IdParam('webhookId', 'Identifier of the subscription'),
     ApiEventIdParam(),
-    ApiOkResponse({ type: WebhookDeliveryDetailDto, description: 'The delivery' }),
+    ApiOkResponse({
+      type: WebhookDeliveryDetailDto,
+      description: 'The delivery',
+      example: WEBHOOK_DELIVERY_DETAIL_EXAMPLE,
+    }),
     ApiErrorResponses(
       ErrorCode.VALIDATION_FAILED,
       ErrorCode.WEBHOOK_NOT_FOUND,
@@ -276,7 +323,11 @@ export const RedeliverWebhookDeliveryOperation = (): MethodDecorator =>
     }),
     ApiInt64IdParam('webhookId', 'Identifier of the subscription'),
     ApiEventIdParam(),
-    ApiAcceptedResponse({ type: WebhookDeliveryDetailDto, description: 'The delivery, pending' }),
+    ApiAcceptedResponse({
+      type: WebhookDeliveryDetailDto,
+      description: 'The delivery, pending',
+      example: REDELIVERED_WEBHOOK_DELIVERY_EXAMPLE,
+    }),
     ApiErrorResponses(
       ErrorCode.VALIDATION_FAILED,
       ErrorCode.WEBHOOK_NOT_FOUND,
@@ -301,8 +352,20 @@ export const RecoverWebhookDeliveriesOperation = (): MethodDecorator =>
         'goes back to pending, as if each were redelivered.',
     }),
     ApiInt64IdParam('webhookId', 'Identifier of the subscription'),
-    ApiBody({ type: RecoverWebhookDeliveriesDto }),
-    ApiAcceptedResponse({ type: RequeuedDto, description: 'How many are pending again' }),
+    ApiBody({
+      type: RecoverWebhookDeliveriesDto,
+      examples: {
+        outage: {
+          summary: 'Everything that failed since an outage began',
+          value: RECOVER_WEBHOOK_DELIVERIES_EXAMPLE,
+        },
+      },
+    }),
+    ApiAcceptedResponse({
+      type: RequeuedDto,
+      description: 'How many are pending again',
+      example: REQUEUED_EXAMPLE,
+    }),
     ApiErrorResponses(
       ErrorCode.VALIDATION_FAILED,
       ErrorCode.MALFORMED_JSON,

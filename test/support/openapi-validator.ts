@@ -4,11 +4,16 @@ import type { Response } from 'supertest';
 
 interface OpenApiDocument {
   paths: Record<string, Record<string, Operation>>;
-  components?: { schemas?: Record<string, SchemaNode> };
+  components?: { schemas?: Record<string, SchemaNode>; responses?: Record<string, ResponseEntry> };
+}
+interface ResponseEntry {
+  $ref?: string;
+  content?: Record<string, { schema: SchemaNode }>;
 }
 interface Operation {
   operationId?: string;
-  responses: Record<string, { content?: Record<string, { schema: SchemaNode }> }>;
+  requestBody?: { content?: Record<string, { schema: SchemaNode }> };
+  responses: Record<string, ResponseEntry>;
 }
 type SchemaNode = { [key: string]: unknown };
 
@@ -21,6 +26,8 @@ export class OpenApiValidator {
   private readonly ajv = new Ajv({ strict: false, allErrors: true });
   private readonly operations = new Map<string, Operation>();
   private readonly compiled = new Map<string, ValidateFunction>();
+  /** The shared responses (components.responses) operations refer to, such as the 431. */
+  private readonly sharedResponses: Record<string, ResponseEntry>;
 
   /** `name`: where the document was read, for the messages. */
   constructor(
@@ -29,6 +36,7 @@ export class OpenApiValidator {
   ) {
     // ajv-formats is CommonJS; its `default` export is the plugin under ESM and TypeScript alike.
     formats.default(this.ajv);
+    this.sharedResponses = document.components?.responses ?? {};
     const schemas = structuredClone(document.components?.schemas ?? {});
     for (const schema of Object.values(schemas)) closeObjects(schema);
     this.ajv.addSchema({ $id: 'openapi', components: { schemas } });
@@ -39,11 +47,27 @@ export class OpenApiValidator {
     }
   }
 
+  /** Throws with a readable reason when `body` is not a request body `operationId` takes. */
+  checkRequest(operationId: string, body: unknown): void {
+    const operation = this.operations.get(operationId);
+    const schema = operation?.requestBody?.content?.['application/json']?.schema;
+    if (!schema) throw new Error(`${operationId} takes no JSON body in ${this.name}`);
+    const validate = this.compile(`${operationId}:request`, schema);
+    if (!validate(body)) {
+      throw new Error(
+        `${operationId} request body does not match ${this.name}: ${this.ajv.errorsText(validate.errors)}\n` +
+          `body: ${JSON.stringify(body)}`,
+      );
+    }
+  }
+
   /** Throws with a readable reason when `response` is not what `operationId` documents. */
   check(operationId: string, response: Response): void {
     const operation = this.operations.get(operationId);
     if (!operation) throw new Error(`operation ${operationId} is not in ${this.name}`);
-    const documented = operation.responses[String(response.status)];
+    const entry = operation.responses[String(response.status)];
+    const shared = /^#\/components\/responses\/(.+)$/.exec(entry?.$ref ?? '')?.[1];
+    const documented = shared === undefined ? entry : this.sharedResponses[shared];
     if (!documented) {
       throw new Error(
         `${operationId} answered ${response.status}, which ${this.name} does not document (body: ${response.text})`,
@@ -57,20 +81,25 @@ export class OpenApiValidator {
         );
       return;
     }
-    const key = `${operationId}:${response.status}`;
-    let validate: ValidateFunction | undefined = this.compiled.get(key);
-    if (validate === undefined) {
-      const rooted = rerootRefs(structuredClone(schema));
-      closeObjects(rooted);
-      validate = this.ajv.compile(rooted);
-      this.compiled.set(key, validate);
-    }
+    const validate = this.compile(`${operationId}:${response.status}`, schema);
     if (!validate(response.body)) {
       throw new Error(
         `${operationId} ${response.status} body does not match ${this.name}: ${this.ajv.errorsText(validate.errors)}\n` +
           `body: ${response.text}`,
       );
     }
+  }
+
+  /** The validator of `schema`, compiled once under `key`, objects closed. */
+  private compile(key: string, schema: SchemaNode): ValidateFunction {
+    let validate = this.compiled.get(key);
+    if (validate === undefined) {
+      const rooted = rerootRefs(structuredClone(schema));
+      closeObjects(rooted);
+      validate = this.ajv.compile(rooted);
+      this.compiled.set(key, validate);
+    }
+    return validate;
   }
 }
 

@@ -36,6 +36,14 @@ const EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
   [ErrorCode.SERVICE_UNAVAILABLE]: 'The service is temporarily unavailable; retry shortly.',
 };
 
+/** The example of an error response with `code`: its sample message, at `status`. */
+export function errorExample(
+  code: ErrorCode,
+  status: number = ERROR_STATUS[code],
+): { summary: string; value: ErrorDto } {
+  return { summary: code, value: { code, message: EXAMPLE_MESSAGES[code], status } };
+}
+
 /** An error an operation documents: a code, at its usual status or at a given one. */
 export type DocumentedError = ErrorCode | { code: ErrorCode; status: HttpStatus };
 
@@ -143,15 +151,7 @@ export function ApiErrorResponses(...errors: DocumentedError[]): MethodDecorator
         description: codes.join(', '),
         type: ErrorDto,
         headers: headersOf(status, codes, idempotent),
-        examples: Object.fromEntries(
-          codes.map((code) => [
-            code,
-            {
-              summary: code,
-              value: { code, message: EXAMPLE_MESSAGES[code], status } satisfies ErrorDto,
-            },
-          ]),
-        ),
+        examples: Object.fromEntries(codes.map((code) => [code, errorExample(code, status)])),
       }),
     );
   return applyDecorators(...decorators);

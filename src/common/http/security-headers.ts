@@ -30,27 +30,46 @@ const apiHeaders = staticSecurityHeaders({
   },
 });
 
-/** Swagger UI: its own scripts and styles (served by us, no CDN), inline styles, data: icons. */
+/** What the documentation pages may load: their own scripts and styles (served by us, no CDN). */
+const DOCS_POLICY = {
+  defaultSrc: ["'self'"],
+  scriptSrc: ["'self'"],
+  styleSrc: ["'self'", "'unsafe-inline'"],
+  imgSrc: ["'self'", 'data:'],
+  connectSrc: ["'self'"],
+  frameAncestors: ["'none'"],
+  objectSrc: ["'none'"],
+  baseUri: ["'self'"],
+  formAction: ["'self'"],
+};
+
+/** Swagger UI: its own scripts and styles, inline styles, data: icons. */
 const docsHeaders = staticSecurityHeaders({
+  // No upgrade-insecure-requests: TLS ends at the balancer, and a local http:// must work.
+  contentSecurityPolicy: { useDefaults: false, directives: DOCS_POLICY },
+});
+
+/** Redoc: as Swagger UI, and its search index is built in a worker it starts from a blob. */
+const referenceHeaders = staticSecurityHeaders({
   contentSecurityPolicy: {
-    // No upgrade-insecure-requests: TLS ends at the balancer, and a local http:// must work.
     useDefaults: false,
-    directives: {
-      defaultSrc: ["'self'"],
-      scriptSrc: ["'self'"],
-      styleSrc: ["'self'", "'unsafe-inline'"],
-      imgSrc: ["'self'", 'data:'],
-      connectSrc: ["'self'"],
-      frameAncestors: ["'none'"],
-      objectSrc: ["'none'"],
-      baseUri: ["'self'"],
-      formAction: ["'self'"],
-    },
+    directives: { ...DOCS_POLICY, workerSrc: ["'self'", 'blob:'] },
   },
 });
 
-/** Security headers on every answer: Swagger UI's policy under /docs, the API's elsewhere. */
+function isUnder(path: string, root: string): boolean {
+  return path === root || path.startsWith(`${root}/`);
+}
+
+/**
+ * Security headers on every answer: Swagger UI's policy under /docs, Redoc's under /reference,
+ * the API's elsewhere.
+ */
 export function securityHeaders(request: Request, response: Response, next: NextFunction): void {
-  const isDocs = request.path === '/docs' || request.path.startsWith('/docs/');
-  (isDocs ? docsHeaders : apiHeaders)(request, response, next);
+  const headers = isUnder(request.path, '/docs')
+    ? docsHeaders
+    : isUnder(request.path, '/reference')
+      ? referenceHeaders
+      : apiHeaders;
+  headers(request, response, next);
 }

@@ -6,15 +6,19 @@ import {
   type OpenAPIObject,
   type OperationObject,
   type PathItemObject,
+  type ResponseObject,
 } from '@nestjs/swagger';
 import type { AppConfig } from '../../config/app-config.js';
 import { unversionedBaseUrl } from '../../config/base-url.js';
 import { API_VERSIONS, type ApiVersion } from '../api-version.js';
+import { errorExample } from '../errors/api-error-responses.decorator.js';
+import { ErrorCode } from '../errors/error-code.js';
 import {
   downloadUrlPlugin,
   STABILITY_BADGE_CSS,
   stabilityBadgePlugin,
 } from './swagger-ui-plugins.js';
+import { setupReference } from './reference.js';
 
 /*
  * The OpenAPI documents, one per version, cut from one scan of every controller, and Swagger
@@ -158,7 +162,8 @@ const SWAGGER_UI_DOCUMENTS: Array<{ version: ApiVersion; name: string }> = [
 
 /**
  * Serves each version's document at /openapi/vN.json (v1 also at /docs-json, its address
- * before v2) and Swagger UI at /docs with a choice between them.
+ * before v2), Swagger UI at /docs with a choice between them, and Redoc's reference at
+ * /reference/vN (reference.ts).
  */
 export function setupOpenApi(
   app: INestApplication,
@@ -168,7 +173,7 @@ export function setupOpenApi(
   const documents = Object.fromEntries(
     API_VERSIONS.map((version) => {
       const document = versionDocument(scanned, documentConfig(config, version), version);
-      documentCommonHeaders(document);
+      documentCommonResponses(document);
       closeRequestBodies(document);
       return [version, document];
     }),
@@ -197,13 +202,15 @@ export function setupOpenApi(
       })),
     },
   });
+  setupReference(app);
   return documents;
 }
 
 /**
- * Headers the global RateLimitGuard sends on every /v1 answer it has counted, while limiting is
- * on (a limit of 0 turns it off). Guards run before pipes, interceptors and handlers, so that
- * is every 2xx and 4xx answer, the 401 and the 429 included.
+ * Headers the global RateLimitGuard sends on every answer it has counted, while limiting is on
+ * (a limit of 0 turns it off). Guards run before pipes, interceptors and handlers, so that is
+ * every answer of an operation: 2xx and 4xx, the 401 and the 429 included, and a 5xx from
+ * anything after the guard. Not the 431, which the HTTP server answers before any route.
  */
 const RATE_LIMIT_HEADERS: Record<string, HeaderObject> = {
   'X-RateLimit-Limit': {
@@ -230,6 +237,40 @@ const CORS_HEADERS: Record<string, HeaderObject> = {
   },
 };
 
+/** Sent on every answer, the 431 included (src/common/http/request-id.middleware.ts). */
+const REQUEST_ID_HEADERS: Record<string, HeaderObject> = {
+  'X-Request-Id': {
+    description:
+      "The request's id, also in the service's log line for it: the caller's X-Request-Id when " +
+      'it is 1 to 128 of A-Z a-z 0-9 . _ : - (and could not be an API key), else a new UUID. ' +
+      'Quote it when reporting a problem.',
+    required: true,
+    schema: {
+      type: 'string',
+      pattern: '^[A-Za-z0-9._:-]{1,128}$',
+      minLength: 1,
+      maxLength: 128,
+      example: '3f8e2c1a-7b4d-4e5f-9a6b-0c1d2e3f4a5b',
+    },
+  },
+};
+
+/**
+ * Request headers over 16 KiB: the HTTP server answers 431 before any route is chosen, so any
+ * operation can get it (docs/api.md, Errors), and it closes the connection.
+ */
+const HEADERS_TOO_LARGE = 'HeadersTooLarge';
+const HEADERS_TOO_LARGE_RESPONSE: ResponseObject = {
+  description: `${ErrorCode.HEADERS_TOO_LARGE}: the request's headers are larger than 16 KiB; answered before any route, and the connection is closed`,
+  headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } },
+  content: {
+    'application/json': {
+      schema: { $ref: '#/components/schemas/Error' },
+      examples: { [ErrorCode.HEADERS_TOO_LARGE]: errorExample(ErrorCode.HEADERS_TOO_LARGE) },
+    },
+  },
+};
+
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
 function operationsOf(document: OpenAPIObject): OperationObject[] {
@@ -239,29 +280,42 @@ function operationsOf(document: OpenAPIObject): OperationObject[] {
 }
 
 /**
- * Documents the headers app-wide machinery adds (the rate-limit guard, CORS) on every response
- * of every operation, once, as components referenced from each response. A decorator could not
- * do it: nestjs/swagger replaces a status's whole response entry when a second decorator
- * describes it, so the headers of its own (Location, Deprecation, Retry-After) would be lost.
+ * Documents what app-wide machinery adds to every operation, once, as components referenced
+ * from each: the headers on every response (the request id, the rate-limit guard's, CORS) and
+ * the 431 of the HTTP server. A decorator could not do it: nestjs/swagger replaces a status's
+ * whole response entry when a second decorator describes it, so the headers of its own
+ * (Location, Deprecation, Retry-After) would be lost.
  */
-function documentCommonHeaders(document: OpenAPIObject): void {
+function documentCommonResponses(document: OpenAPIObject): void {
   document.components = {
     ...document.components,
-    headers: { ...document.components?.headers, ...RATE_LIMIT_HEADERS, ...CORS_HEADERS },
+    headers: {
+      ...document.components?.headers,
+      ...REQUEST_ID_HEADERS,
+      ...RATE_LIMIT_HEADERS,
+      ...CORS_HEADERS,
+    },
+    responses: {
+      ...document.components?.responses,
+      [HEADERS_TOO_LARGE]: HEADERS_TOO_LARGE_RESPONSE,
+    },
   };
   const refs = (headers: Record<string, HeaderObject>) =>
     Object.fromEntries(
       Object.keys(headers).map((name) => [name, { $ref: `#/components/headers/${name}` }]),
     );
   for (const operation of operationsOf(document)) {
-    for (const [status, response] of Object.entries(operation.responses)) {
+    for (const response of Object.values(operation.responses)) {
       if (response === undefined || '$ref' in response) continue;
       response.headers = {
         ...response.headers,
-        ...(/^[24]/.test(status) ? refs(RATE_LIMIT_HEADERS) : {}),
+        ...refs(REQUEST_ID_HEADERS),
+        ...refs(RATE_LIMIT_HEADERS),
         ...refs(CORS_HEADERS),
       };
     }
+    // An integer-like key: it takes its place among the statuses by itself.
+    operation.responses['431'] = { $ref: `#/components/responses/${HEADERS_TOO_LARGE}` };
   }
 }
 

@@ -1,6 +1,14 @@
 import { Type } from '@nestjs/common';
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 
+/** A cursor as the reference's examples show it. */
+const CURSOR_EXAMPLE = 'AAAAAAAAACrV1rC3yPq0bF6h2n9wXk0T';
+
+/** The example of a page holding `data`, with more to read after it. */
+export function pageExample<T>(data: T[]): { data: T[]; nextCursor: string } {
+  return { data, nextCursor: CURSOR_EXAMPLE };
+}
+
 /** The Link header of a page that has a next one (documented on every paged list). */
 export const NEXT_PAGE_LINK_HEADER = {
   Link: {
@@ -10,7 +18,7 @@ export const NEXT_PAGE_LINK_HEADER = {
       type: 'string',
       maxLength: 4200,
       pattern: '^<[^>]+[?&]cursor=[A-Za-z0-9_-]{32}>; rel="next"$',
-      example: '</v2/store/orders?limit=100&cursor=AAAAAAAAACrV1rC3yPq0bF6h2n9wXk0T>; rel="next"',
+      example: `</v2/store/orders?limit=100&cursor=${CURSOR_EXAMPLE}>; rel="next"`,
     },
   },
 };
@@ -31,7 +39,7 @@ export function PageDto<T>(item: Type<T>, name: string, description: string): Ty
       minLength: 32,
       maxLength: 32,
       pattern: '^[A-Za-z0-9_-]{32}$',
-      example: 'AAAAAAAAACrV1rC3yPq0bF6h2n9wXk0T',
+      example: CURSOR_EXAMPLE,
       description:
         'Pass as `cursor` to read the next page of the same query; null when nothing more matched',
     })
