@@ -205,8 +205,13 @@ describe('Swagger UI at /docs in Chromium (browser)', () => {
         'createWebhook',
         'listWebhooks',
         'getWebhook',
+        'updateWebhook',
         'deleteWebhook',
+        'rotateWebhookSecret',
         'listWebhookDeliveries',
+        'getWebhookDelivery',
+        'redeliverWebhookDelivery',
+        'recoverWebhookDeliveries',
       ].sort(),
     );
     for (const [operationId, badge] of Object.entries(v2Badges)) {
