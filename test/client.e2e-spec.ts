@@ -8,7 +8,7 @@ import {
 import { loadConfig } from '../src/config/app-config.js';
 import { countRows, insertCategory, insertOrder, insertPet } from './support/factories.js';
 import { createTestApp, listeningOrigin, type TestApp } from './support/test-app.js';
-import { WebhookReceiver } from './support/webhook-receiver.js';
+import { eventually, WebhookReceiver } from './support/webhook-receiver.js';
 
 /*
  * @petstore/client (packages/client) against the real service: every operation of both
@@ -121,6 +121,71 @@ describe('@petstore/client, v2 (e2e)', () => {
       status: 404,
       code: 'WEBHOOK_NOT_FOUND',
     });
+  });
+
+  it('changes, rotates and sends again through the section-12 webhook operations', async () => {
+    receiver.reset();
+    const created = await client.v2.webhooks.create({
+      url: receiver.url,
+      events: ['order.placed'],
+    });
+    const changed = await client.v2.webhooks.update(created.id, {
+      events: ['order.placed', 'order.shipped'],
+      description: 'changed by the client',
+    });
+    expect(changed).toMatchObject({
+      id: created.id,
+      events: ['order.placed', 'order.shipped'],
+      description: 'changed by the client',
+      enabled: true,
+    });
+
+    // Either secret verifies during the overlap: the delivery carries both signatures.
+    const rotated = await client.v2.webhooks.rotateSecret(created.id, {
+      previousSecretExpiresInSeconds: 600,
+    });
+    expect(rotated.secret).toMatch(/^whsec_/);
+    expect(rotated.secret).not.toBe(created.secret);
+    const order = await client.v2.orders.place({ petId, quantity: 1 });
+    const [delivery] = await receiver.waitFor(1);
+    for (const secret of [created.secret, rotated.secret]) {
+      expect(verifyWebhook(secret, delivery.headers, delivery.body)).toMatchObject({
+        type: 'order.placed',
+        data: order,
+      });
+    }
+
+    const eventId = String(delivery.headers['webhook-id']);
+    await eventually(
+      async () =>
+        (await client.v2.webhooks.getDelivery(created.id, eventId)).status === 'succeeded',
+    );
+    const detail = await client.v2.webhooks.getDelivery(created.id, eventId);
+    expect(detail).toMatchObject({
+      eventId,
+      status: 'succeeded',
+      event: { id: eventId, data: order },
+    });
+    expect(detail.attemptLog[0]).toMatchObject({ responseStatus: 200, error: null });
+
+    const again = await client.v2.webhooks.redeliver(created.id, eventId);
+    expect(again).toMatchObject({ eventId, status: 'pending' });
+    const [, second] = await receiver.waitFor(2);
+    expect(second.headers['webhook-id']).toBe(eventId);
+    expect(second.body).toBe(delivery.body);
+    await expect(
+      client.v2.webhooks.recover(created.id, new Date(Date.now() - 60_000)),
+    ).resolves.toEqual({ requeued: 0 });
+
+    await client.v2.webhooks.update(created.id, { enabled: false });
+    await expect(client.v2.webhooks.redeliver(created.id, eventId)).rejects.toMatchObject({
+      status: 409,
+      code: 'WEBHOOK_DISABLED',
+    });
+    await expect(
+      client.v2.webhooks.getDelivery(created.id, 'evt_00000000000000000000000000000000'),
+    ).rejects.toMatchObject({ status: 404, code: 'DELIVERY_NOT_FOUND' });
+    await client.v2.webhooks.delete(created.id);
   });
 
   it('throws the typed PetstoreError of each rejection', async () => {

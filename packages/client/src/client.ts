@@ -309,6 +309,85 @@ class WebhooksV2 {
     );
   }
 
+  /**
+   * Changes any of `url`, `events`, `description` (null removes it) and `enabled`. Safe to
+   * repeat: the same change twice leaves the same subscription.
+   */
+  async update(
+    webhookId: number,
+    changes: V2['schemas']['WebhookChanges'],
+    options?: RequestOptions,
+  ) {
+    return unwrap(
+      await this.raw.PATCH('/webhooks/{webhookId}', {
+        params: { path: { webhookId } },
+        body: changes,
+        ...this.calls.send(options, true),
+      }),
+    );
+  }
+
+  /**
+   * A new signing secret, shown only in this answer; the previous one keeps signing for
+   * `previousSecretExpiresInSeconds` (a day by default). Retried safely with one
+   * Idempotency-Key: a lost answer's retry gets the same new secret.
+   */
+  async rotateSecret(
+    webhookId: number,
+    // Partial: openapi-typescript marks a property with a default as required.
+    rotation: Partial<V2['schemas']['SecretRotation']> = {},
+    options?: CreateOptions,
+  ) {
+    const { key, ...send } = this.calls.create(options);
+    return unwrap(
+      await this.raw.POST('/webhooks/{webhookId}/rotate-secret', {
+        params: {
+          path: { webhookId },
+          header: key === undefined ? {} : { 'Idempotency-Key': key },
+        },
+        body: rotation as V2['schemas']['SecretRotation'],
+        ...send,
+      }),
+    );
+  }
+
+  /** One delivery with the event as sent and its attempt log. */
+  async getDelivery(webhookId: number, eventId: string, options?: RequestOptions) {
+    return unwrap(
+      await this.raw.GET('/webhooks/{webhookId}/deliveries/{eventId}', {
+        params: { path: { webhookId, eventId } },
+        ...this.calls.send(options),
+      }),
+    );
+  }
+
+  /**
+   * Sends a finished delivery again (same event id and body). Not retried once it may have
+   * run: a second one would answer 409 DELIVERY_PENDING.
+   */
+  async redeliver(webhookId: number, eventId: string, options?: RequestOptions) {
+    return unwrap(
+      await this.raw.POST('/webhooks/{webhookId}/deliveries/{eventId}/redeliver', {
+        params: { path: { webhookId, eventId } },
+        ...this.calls.send(options),
+      }),
+    );
+  }
+
+  /**
+   * Sends again every failed delivery whose event was created at or after `since`; answers
+   * how many. Safe to repeat: a second call finds them pending and requeues none.
+   */
+  async recover(webhookId: number, since: string | Date, options?: RequestOptions) {
+    return unwrap(
+      await this.raw.POST('/webhooks/{webhookId}/recover', {
+        params: { path: { webhookId } },
+        body: { since: typeof since === 'string' ? since : since.toISOString() },
+        ...this.calls.send(options, true),
+      }),
+    );
+  }
+
   async delete(webhookId: number, options?: RequestOptions): Promise<void> {
     unwrap(
       await this.raw.DELETE('/webhooks/{webhookId}', {

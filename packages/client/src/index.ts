@@ -37,3 +37,6 @@ export type Pet = components['schemas']['Pet'];
 export type Webhook = components['schemas']['Webhook'];
 export type CreatedWebhook = components['schemas']['CreatedWebhook'];
 export type WebhookDelivery = components['schemas']['WebhookDelivery'];
+export type WebhookDeliveryDetail = components['schemas']['WebhookDeliveryDetail'];
+export type WebhookChanges = components['schemas']['WebhookChanges'];
+export type RotatedSecret = components['schemas']['RotatedSecret'];
