@@ -64,8 +64,10 @@ export async function startTracing({ serviceName }: TracingConfig): Promise<void
         },
       }),
       // Spans only inside a request or a webhook attempt, not for the dispatcher's polling;
-      // the statement's text, never its values (enhancedDatabaseReporting stays off).
-      new pg.PgInstrumentation({ requireParentSpan: true }),
+      // the statement's text, never its values (enhancedDatabaseReporting stays off). No span
+      // for taking a pooled connection: it was 3 of a read's 8 spans, and the statement's span
+      // already holds the wait (docs/operating.md, Tracing).
+      new pg.PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
       // The command's name only: its arguments hold rate-limit keys.
       new ioredis.IORedisInstrumentation({
         requireParentSpan: true,

@@ -140,6 +140,8 @@ describe('tracing (real process, OTLP receiver)', () => {
     for (const span of queries) {
       expect(Object.keys(span.attributes).filter((key) => /param|values/i.test(key))).toEqual([]);
     }
+    // Taking a pooled connection makes no span (docs/operating.md, Tracing: what it costs).
+    expect(spans.filter((span) => span.name.startsWith('pg-pool.'))).toEqual([]);
 
     const redis = spans.filter(
       (span) =>
