@@ -1,16 +1,17 @@
 import type { IncomingMessage } from 'node:http';
 import { register } from 'node:module';
 import { createAddHookMessageChannel } from 'import-in-the-middle';
-import { asTemplate, routeTemplate } from './route-template.js';
+import { routeTemplate } from './route-template.js';
 import { withoutApiKeys } from '../auth/api-key.js';
 import type { TracingConfig } from '../config/app-config.js';
 
 /**
  * Starts OpenTelemetry (docs/operating.md, Tracing): the SDK reads the standard OTEL_*
  * variables (exporter, endpoint, protocol, sampler), and the instrumentations below patch
- * node:http, Express, pg and ioredis as they load. NestJS itself is not instrumented: the
+ * node:http, pg and ioredis as they load. NestJS itself is not instrumented: the
  * OpenTelemetry Nest instrumentation supports Nest up to 11; the HTTP span is named by the
- * controller's route template here instead (nameByRoute).
+ * controller's route template here instead, and the handler's span is HandlerSpanInterceptor's
+ * (Express's instrumentation is not used either: it wrapped every middleware, traced or not).
  */
 export async function startTracing({ serviceName }: TracingConfig): Promise<void> {
   // Traces only: the service's metrics are Prometheus (METRICS_PORT), its logs go to stdout.
@@ -22,10 +23,9 @@ export async function startTracing({ serviceName }: TracingConfig): Promise<void
   const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel();
   register('import-in-the-middle/hook.mjs', import.meta.url, registerOptions);
 
-  const [{ NodeSDK }, http, express, pg, ioredis] = await Promise.all([
+  const [{ NodeSDK }, http, pg, ioredis] = await Promise.all([
     import('@opentelemetry/sdk-node'),
     import('@opentelemetry/instrumentation-http'),
-    import('@opentelemetry/instrumentation-express'),
     import('@opentelemetry/instrumentation-pg'),
     import('@opentelemetry/instrumentation-ioredis'),
   ]);
@@ -48,20 +48,6 @@ export async function startTracing({ serviceName }: TracingConfig): Promise<void
         // The service's one outgoing HTTP call is a webhook attempt, which makes its own client
         // span and sends its traceparent (src/webhooks/webhook-tracing.ts).
         disableOutgoingRequestInstrumentation: true,
-      }),
-      new express.ExpressInstrumentation({
-        // Every middleware as a span is noise around the one handler that matters.
-        ignoreLayersType: [express.ExpressLayerType.MIDDLEWARE],
-        // The handler's span: its route as the HTTP span writes it.
-        spanNameHook: (info, defaultName) =>
-          info.layerType === express.ExpressLayerType.REQUEST_HANDLER
-            ? `handler ${asTemplate(info.route)}`
-            : defaultName,
-        requestHook: (span, info) => {
-          if (info.layerType === express.ExpressLayerType.REQUEST_HANDLER) {
-            span.setAttribute('http.route', asTemplate(info.route));
-          }
-        },
       }),
       // Spans only inside a request or a webhook attempt, not for the dispatcher's polling;
       // the statement's text, never its values (enhancedDatabaseReporting stays off). No span
