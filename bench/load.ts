@@ -32,6 +32,8 @@ export interface LoadOptions {
   url: string;
   connections: number;
   durationS: number;
+  /** Stop after this many requests instead of after durationS. */
+  amount?: number;
   expectedStatus: number;
   requests: autocannon.Request[];
   headers: Record<string, string>;
@@ -51,6 +53,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     connections: options.connections,
     pipelining: 1,
     duration: options.durationS,
+    ...(options.amount === undefined ? {} : { amount: options.amount }),
     timeout: 10,
     headers: options.headers,
     requests: options.requests,

@@ -29,6 +29,8 @@ export interface StartOptions {
   timeoutMs?: number;
   /** The Node binary (default: the harness's own). */
   node?: string;
+  /** Node options before the script (`--import …`, `--cpu-prof`). */
+  nodeArgs?: string[];
   /** Append the process's stdout (its logs) to this file instead of keeping its last lines. */
   stdoutFile?: string;
 }
@@ -40,11 +42,15 @@ export async function startServer(options: StartOptions): Promise<ServerProcess>
   // Logs to a file, as production writes them (to a file or a pipe a collector drains), not
   // through this process.
   const logFd = options.stdoutFile === undefined ? undefined : openSync(options.stdoutFile, 'a');
-  const child = spawn(options.node ?? process.execPath, [options.script], {
-    cwd: options.cwd,
-    env: options.env,
-    stdio: ['ignore', logFd ?? 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    options.node ?? process.execPath,
+    [...(options.nodeArgs ?? []), options.script],
+    {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['ignore', logFd ?? 'pipe', 'pipe'],
+    },
+  );
   if (logFd !== undefined) closeSync(logFd);
   const lines: string[] = [];
   const keep = (chunk: Buffer): void => {

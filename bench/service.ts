@@ -15,6 +15,10 @@ export interface ServiceOptions {
   apiKey: string;
   /** Added to (or overriding) the production settings. */
   env?: Record<string, string>;
+  /** Node options before dist/main.js (default: the image's tracing preload). */
+  nodeArgs?: string[];
+  /** The Node binary (default: the harness's own). */
+  node?: string;
 }
 
 /**
@@ -32,6 +36,9 @@ export async function startProductionService(options: ServiceOptions): Promise<S
   return startServer({
     name: 'service',
     script: join(ROOT, 'dist', 'main.js'),
+    // As the image's CMD runs it.
+    nodeArgs: options.nodeArgs ?? ['--import', join(ROOT, 'dist', 'tracing', 'register.js')],
+    node: options.node,
     cwd: options.workDir,
     port,
     readyPath: '/health/ready',

@@ -1,16 +1,18 @@
 import type { IncomingMessage } from 'node:http';
 import { register } from 'node:module';
+import { context, trace, TraceFlags, type Tracer, type TracerProvider } from '@opentelemetry/api';
 import { createAddHookMessageChannel } from 'import-in-the-middle';
-import { asTemplate, routeTemplate } from './route-template.js';
+import { routeTemplate } from './route-template.js';
 import { withoutApiKeys } from '../auth/api-key.js';
 import type { TracingConfig } from '../config/app-config.js';
 
 /**
  * Starts OpenTelemetry (docs/operating.md, Tracing): the SDK reads the standard OTEL_*
  * variables (exporter, endpoint, protocol, sampler), and the instrumentations below patch
- * node:http, Express, pg and ioredis as they load. NestJS itself is not instrumented: the
+ * node:http, pg and ioredis as they load. NestJS itself is not instrumented: the
  * OpenTelemetry Nest instrumentation supports Nest up to 11; the HTTP span is named by the
- * controller's route template here instead (nameByRoute).
+ * controller's route template here instead, and the handler's span is HandlerSpanInterceptor's
+ * (Express's instrumentation is not used either: it wrapped every middleware, traced or not).
  */
 export async function startTracing({ serviceName }: TracingConfig): Promise<void> {
   // Traces only: the service's metrics are Prometheus (METRICS_PORT), its logs go to stdout.
@@ -22,13 +24,24 @@ export async function startTracing({ serviceName }: TracingConfig): Promise<void
   const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel();
   register('import-in-the-middle/hook.mjs', import.meta.url, registerOptions);
 
-  const [{ NodeSDK }, http, express, pg, ioredis] = await Promise.all([
+  const [{ NodeSDK }, http, pg, ioredis] = await Promise.all([
     import('@opentelemetry/sdk-node'),
     import('@opentelemetry/instrumentation-http'),
-    import('@opentelemetry/instrumentation-express'),
     import('@opentelemetry/instrumentation-pg'),
     import('@opentelemetry/instrumentation-ioredis'),
   ]);
+  const calls = [
+    // Spans only inside a request or a webhook attempt, not for the dispatcher's polling;
+    // the statement's text, never its values (enhancedDatabaseReporting stays off). No span
+    // for taking a pooled connection: it was 3 of a read's 8 spans, and a wait for one shows
+    // as the gap before the statement's span (docs/operating.md, Tracing).
+    new pg.PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
+    // The command's name only: its arguments hold rate-limit keys.
+    new ioredis.IORedisInstrumentation({
+      requireParentSpan: true,
+      dbStatementSerializer: (command) => command,
+    }),
+  ];
   const sdk = new NodeSDK({
     serviceName,
     instrumentations: [
@@ -49,32 +62,37 @@ export async function startTracing({ serviceName }: TracingConfig): Promise<void
         // span and sends its traceparent (src/webhooks/webhook-tracing.ts).
         disableOutgoingRequestInstrumentation: true,
       }),
-      new express.ExpressInstrumentation({
-        // Every middleware as a span is noise around the one handler that matters.
-        ignoreLayersType: [express.ExpressLayerType.MIDDLEWARE],
-        // The handler's span: its route as the HTTP span writes it.
-        spanNameHook: (info, defaultName) =>
-          info.layerType === express.ExpressLayerType.REQUEST_HANDLER
-            ? `handler ${asTemplate(info.route)}`
-            : defaultName,
-        requestHook: (span, info) => {
-          if (info.layerType === express.ExpressLayerType.REQUEST_HANDLER) {
-            span.setAttribute('http.route', asTemplate(info.route));
-          }
-        },
-      }),
-      // Spans only inside a request or a webhook attempt, not for the dispatcher's polling;
-      // the statement's text, never its values (enhancedDatabaseReporting stays off).
-      new pg.PgInstrumentation({ requireParentSpan: true }),
-      // The command's name only: its arguments hold rate-limit keys.
-      new ioredis.IORedisInstrumentation({
-        requireParentSpan: true,
-        dbStatementSerializer: (command) => command,
-      }),
+      ...calls,
     ],
   });
   sdk.start();
+  // start() gave every instrumentation the SDK's provider; these get it behind the shortcut.
+  const provider = childrenOfSampledOnly(trace.getTracerProvider());
+  for (const instrumentation of calls) instrumentation.setTracerProvider(provider);
   await waitForAllMessagesAcknowledged();
+}
+
+/**
+ * A request that is not sampled still runs its SQL and Redis calls through the
+ * instrumentations, and the SDK would make each one a span (ids, attributes, the sampler) only
+ * to drop it. Every sampler the service accepts drops the child of an unsampled span (the
+ * parent-based ones follow the parent; the ratio ones decide by the trace id, the same), so
+ * such a call gets its parent's context, not recorded, at no cost.
+ */
+function childrenOfSampledOnly(provider: TracerProvider): TracerProvider {
+  return {
+    getTracer(name, version, options) {
+      const tracer = provider.getTracer(name, version, options);
+      const shortcut = Object.create(tracer) as Tracer;
+      shortcut.startSpan = (spanName, spanOptions, active = context.active()) => {
+        const parent = trace.getSpan(active)?.spanContext();
+        return parent !== undefined && (parent.traceFlags & TraceFlags.SAMPLED) === 0
+          ? trace.wrapSpanContext(parent)
+          : tracer.startSpan(spanName, spanOptions, active);
+      };
+      return shortcut;
+    },
+  };
 }
 
 function isProbe(url: string): boolean {

