@@ -35,7 +35,7 @@ const on = { name: 'on', port: port1, metricsPort: metrics1 };
 const off = { name: 'off', port: port2, metricsPort: metrics2 };
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-/** CPU ms so far of a cluster's postmaster and all its children (backends included). */
+/** CPU ms so far of a cluster's postmaster and all its children, live or exited. */
 function clusterCpuMs(dataDir) {
   const postmaster = Number(readFileSync(`${dataDir}/postmaster.pid`, 'utf8').split('\n')[0]);
   let ticks = 0;
@@ -52,6 +52,8 @@ function clusterCpuMs(dataDir) {
     if (pid === postmaster || Number(fields[1]) === postmaster) {
       ticks += Number(fields[11]) + Number(fields[12]);
     }
+    // The postmaster's reaped children (backends that exited: pools closing idle connections).
+    if (pid === postmaster) ticks += Number(fields[13]) + Number(fields[14]);
   }
   return ticks * TICK_MS;
 }
