@@ -1,6 +1,8 @@
 // The scenario of `npm run test:replicas` (scripts/test-replicas.sh prepares REPLICAS_WORK, the
 // primary and its hot standby): Redis and two instances with DATABASE_REPLICA_URLS, then
 //   1. the listed reads (v1 and v2) go to the replica, counted by petstore_db_reads_total;
+//      a 1M-order listOrders streamed from the replica while orders are placed on the primary
+//      is complete, valid JSON and exactly one snapshot;
 //   2. read-your-writes with replay paused: key A places an order through instance 1 and reads
 //      it through instance 2 at once (primary), key B reads through instance 2 and does not see
 //      it yet (the replica);
@@ -11,7 +13,7 @@
 //   5. Redis stopped under load: no failed request, reads on the primary; back on the replica
 //      once Redis is.
 import { spawn } from 'node:child_process';
-import { openSync } from 'node:fs';
+import { openSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import {
@@ -28,12 +30,13 @@ const work = process.env.REPLICAS_WORK;
 const primaryUrl = process.env.REPLICAS_PRIMARY_URL;
 const standbyUrl = process.env.REPLICAS_STANDBY_URL;
 const standbyCtl = process.env.REPLICAS_STANDBY_CTL;
+const e2eAdminUrl = process.env.REPLICAS_E2E_ADMIN_URL;
 const redisServer = process.env.REPLICAS_REDIS_SERVER ?? 'redis-server';
 const redisPort = Number(process.env.REPLICAS_REDIS_PORT);
 const [port1, port2, metrics1, metrics2] = (process.env.REPLICAS_PORTS ?? '')
   .split(',')
   .map(Number);
-if (!work || !primaryUrl || !standbyUrl || !standbyCtl || !redisPort || !metrics2) {
+if (!work || !e2eAdminUrl || !primaryUrl || !standbyUrl || !standbyCtl || !redisPort || !metrics2) {
   console.error('run this through scripts/test-replicas.sh (npm run test:replicas)');
   process.exit(2);
 }
@@ -42,9 +45,20 @@ const KEY_A = 'psk_replicas-key-a-0123456789abcdefghij';
 const KEY_B = 'psk_replicas-key-b-0123456789abcdefghij';
 const MAX_LAG_MS = 1000;
 /** Past LIST_SINGLE_QUERY_ROWS (5000): listOrders streams a COPY in one transaction. */
-const LONG_LIST_ORDERS = 20000;
+const LONG_LIST_ORDERS = Number(process.env.REPLICAS_LONG_LIST_ORDERS ?? 1000000);
 const START_DEADLINE_MS = 60000;
-const WATCHDOG_MS = 240000;
+/** A representative set of e2e files, each app in them reading from the standby. */
+const E2E_FILES = [
+  'test/store.e2e-spec.ts',
+  'test/categories.e2e-spec.ts',
+  'test/pets.e2e-spec.ts',
+  'test/v2-lists.e2e-spec.ts',
+  'test/v2-pets.e2e-spec.ts',
+  'test/idempotency.e2e-spec.ts',
+  'test/webhooks-api.e2e-spec.ts',
+  'test/client.e2e-spec.ts',
+];
+const WATCHDOG_MS = 720000;
 const standbyName = `${new URL(standbyUrl).hostname}:${new URL(standbyUrl).port}`;
 
 const run = createRun({ work, watchdogMs: WATCHDOG_MS });
@@ -142,6 +156,142 @@ async function onStandby(sql) {
   }
 }
 
+/** LONG_LIST_ORDERS orders on the primary in one INSERT … SELECT, then replayed on the standby. */
+async function seedLongList() {
+  const started = Date.now();
+  const seeder = new pg.Client(primaryUrl);
+  await seeder.connect();
+  let lsn;
+  try {
+    await seedOrders(seeder, LONG_LIST_ORDERS);
+    lsn = (await seeder.query('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows[0].lsn;
+  } finally {
+    await seeder.end();
+  }
+  const seeded = Date.now();
+  await within(120000, 'the seeded orders replayed on the standby', async () => {
+    const [row] = await onStandby(
+      `SELECT pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn AS replayed`,
+    );
+    return row.replayed;
+  });
+  say(
+    `seeded ${LONG_LIST_ORDERS} orders on the primary in ${seeded - started} ms, ` +
+      `replayed on the standby ${Date.now() - seeded} ms later`,
+  );
+}
+
+/**
+ * Streams v1 listOrders through instance 2 (key B) while key A places orders one after another
+ * through instance 1. One writer, so ids commit in order and any snapshot holds exactly the ids
+ * up to some id: the list must be exactly the standby's ids up to its highest, each once.
+ */
+async function listWhileWriting(petId) {
+  const [{ count: atStart }] = await onStandby('SELECT count(*)::int AS count FROM orders');
+  const before = await reads(two);
+  const writer = { running: true, placed: [], failed: [] };
+  const writing = (async () => {
+    while (writer.running) {
+      const { status, json } = await call(one, 'POST', '/v1/store/orders', KEY_A, {
+        petId,
+        quantity: 1,
+      });
+      if (status === 201) writer.placed.push(json.id);
+      else writer.failed.push(status);
+    }
+  })();
+  // pg_stat_activity on the standby shows the COPY while it runs.
+  let copySeen = false;
+  const watching = (async () => {
+    while (writer.running && !copySeen) {
+      const rows = await onStandby(
+        `SELECT 1 FROM pg_stat_activity WHERE query LIKE '%COPY (%' AND pid <> pg_backend_pid()`,
+      );
+      copySeen = rows.length > 0;
+      await sleep(20);
+    }
+  })();
+  await sleep(200);
+  const placedBefore = writer.placed.length;
+  const started = Date.now();
+  const response = await fetch(`http://127.0.0.1:${two.port}/v1/store/orders`, {
+    headers: auth(KEY_B),
+    signal: AbortSignal.timeout(120000),
+  });
+  const text = await response.text();
+  const took = Date.now() - started;
+  const placedDuring = writer.placed.length - placedBefore;
+  writer.running = false;
+  await Promise.all([writing, watching]);
+  const after = await reads(two);
+  let list;
+  try {
+    list = JSON.parse(text);
+  } catch (error) {
+    fail(`the 1M listOrders is not valid JSON (${text.length} bytes): ${error.message}`);
+    return;
+  }
+  if (response.status !== 200 || !Array.isArray(list)) {
+    fail(`the 1M listOrders: ${response.status}`);
+    return;
+  }
+  const ids = Int32Array.from(list, (order) => order.id).sort();
+  const highest = ids.at(-1);
+  let duplicates = 0;
+  for (let i = 1; i < ids.length; i++) if (ids[i] === ids[i - 1]) duplicates++;
+  // Caught up with the primary (the writer has stopped), the standby's ids up to the highest.
+  const lsn = await onPrimaryLsn();
+  await within(30000, 'the standby caught up after the writes', async () => {
+    const [row] = await onStandby(`SELECT pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn AS done`);
+    return row.done;
+  });
+  const expected = Int32Array.from(
+    (await onStandby(`SELECT id FROM orders WHERE id <= ${highest} ORDER BY id`)).map((r) => r.id),
+  );
+  const [{ count: atEnd }] = await onStandby('SELECT count(*)::int AS count FROM orders');
+  let missing = 0;
+  let extra = 0;
+  for (let i = 0, j = 0; i < ids.length || j < expected.length;) {
+    if (j >= expected.length || (i < ids.length && ids[i] < expected[j])) {
+      extra++;
+      i++;
+    } else if (i >= ids.length || expected[j] < ids[i]) {
+      missing++;
+      j++;
+    } else {
+      i++;
+      j++;
+    }
+  }
+  say(
+    `1M listOrders on the replica: ${response.status}, ${list.length} orders ` +
+      `(${(text.length / 1e6).toFixed(0)} MB) in ${took} ms; ${atStart} rows before, ${atEnd} after; ` +
+      `${placedDuring} orders placed meanwhile through instance-1 (${writer.failed.length} failed); ` +
+      `${duplicates} duplicate, ${missing} missing, ${extra} unknown ids; ` +
+      `instance-2 reads: replica +${after.replica - before.replica}, primary +${after.primary - before.primary}; ` +
+      `COPY seen in the standby's pg_stat_activity: ${copySeen}`,
+  );
+  if (duplicates || missing || extra) fail('the 1M listOrders is not exactly one snapshot');
+  if (list.length < atStart || list.length < LONG_LIST_ORDERS)
+    fail(`the 1M listOrders has ${list.length} orders, fewer than the ${atStart} before it`);
+  if (placedDuring === 0) fail('no order was placed while the list streamed');
+  if (writer.failed.length) fail(`placeOrder failed during the list: ${writer.failed.slice(0, 3)}`);
+  if (atEnd <= list.length) fail('the writes during the list are not after its snapshot');
+  if (after.replica - before.replica !== 1 || after.primary !== before.primary)
+    fail('the 1M listOrders did not run on the replica');
+  if (!copySeen) fail("the COPY was not seen in the standby's pg_stat_activity");
+}
+
+async function onPrimaryLsn() {
+  const client = new pg.Client(primaryUrl);
+  await client.connect();
+  try {
+    return (await client.query('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows[0].lsn;
+  } finally {
+    await client.end();
+  }
+}
+
 /**
  * Listed reads, round-robin over both instances and `paths`, by `workers` at once until
  * `stop()`; counts answers that are not 200.
@@ -231,29 +381,10 @@ async function main() {
     fail(`expected all ${listed.length * 2} listed reads on the replica`);
   }
 
-  // 1b. A long listOrders (the COPY path, one snapshot) streamed from the replica.
-  const seeder = new pg.Client(primaryUrl);
-  await seeder.connect();
-  try {
-    await seedOrders(seeder, LONG_LIST_ORDERS);
-  } finally {
-    await seeder.end();
-  }
-  let total = 0;
-  await within(5000, 'the seeded orders on the replica', async () => {
-    total = (await onStandby('SELECT count(*)::int AS count FROM orders'))[0].count;
-    return total > LONG_LIST_ORDERS;
-  });
-  before = await allReads();
-  const started = Date.now();
-  const long = await call(two, 'GET', '/v1/store/orders', KEY_B);
-  after = await allReads();
-  say(
-    `long listOrders: ${long.status}, ${long.json?.length} of ${total} orders in ${Date.now() - started} ms, ` +
-      `replica +${after.replica - before.replica}, primary +${after.primary - before.primary}`,
-  );
-  if (long.status !== 200 || long.json?.length !== total) fail('the long listOrders was not whole');
-  if (after.replica - before.replica !== 1) fail('the long listOrders did not run on the replica');
+  // 1b. A 1M-order listOrders (the COPY path, one snapshot) streamed from the replica while
+  // key A places orders through the other instance: complete, valid JSON, one snapshot.
+  await seedLongList();
+  await listWhileWriting(petId);
 
   // 2. Read-your-writes across instances, replay paused.
   await onStandby('SELECT pg_wal_replay_pause()');
@@ -373,6 +504,60 @@ async function main() {
   result = await traffic.stop();
   say(`load through the Redis outage: ${result.done} requests, ${result.failed.length} failed`);
   for (const failure of result.failed.slice(0, 5)) fail(failure);
+
+  // 6. e2e files with every app under test reading from the standby (test/support/replica.ts).
+  await e2eWithReplica();
+}
+
+/** The e2e files of REPLICAS_E2E_TESTS (default E2E_FILES), the replica in every app under test. */
+async function e2eWithReplica() {
+  const files = (process.env.REPLICAS_E2E_TESTS ?? E2E_FILES.join(' '))
+    .split(/\s+/)
+    .filter(Boolean);
+  const started = Date.now();
+  const log = openSync(`${work}/e2e.log`, 'a');
+  const child = spawn(
+    process.execPath,
+    [
+      '--experimental-vm-modules',
+      '--no-warnings=ExperimentalWarning',
+      'node_modules/jest/bin/jest.js',
+      '--selectProjects',
+      'e2e',
+      '-w',
+      '1',
+      '--',
+      ...files,
+    ],
+    {
+      stdio: ['ignore', log, log],
+      env: {
+        ...process.env,
+        DATABASE_URL: e2eAdminUrl,
+        PETSTORE_TEST_REPLICA_URL: databaseUrlOf(standbyUrl, 'postgres'),
+        PETSTORE_TEST_REPLICA_REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      },
+    },
+  );
+  run.track(child);
+  const code = await new Promise((resolve) => child.on('exit', resolve));
+  const summary = readFileSync(`${work}/e2e.log`, 'utf8')
+    .split('\n')
+    .filter((line) => /^(Tests|Test Suites):/.test(line));
+  say(
+    `e2e with the replica (${files.length} files): exit ${code} in ${Date.now() - started} ms; ` +
+      summary.join('; '),
+  );
+  if (code !== 0) {
+    printTail('e2e log', `${work}/e2e.log`, 120);
+    fail('the e2e files failed with the replica');
+  }
+}
+
+function databaseUrlOf(serverUrl, database) {
+  const url = new URL(serverUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
 }
 
 await runToVerdict(run, 'read replicas', main, {

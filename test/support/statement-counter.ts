@@ -12,6 +12,11 @@ const BACKGROUND = [
   /DELETE FROM webhook_deliveries/,
   /FROM webhook_deliveries WHERE status = 'pending'/,
   /UPDATE api_keys AS k SET last_used_at/,
+  // With replicas (npm run test:replicas): the read router's polls of the primary and the
+  // replica, and the test support waiting for the standby to replay.
+  /SELECT pg_current_wal_lsn\(\)/,
+  /pg_last_wal_replay_lsn\(\)/,
+  /pg_current_wal_flush_lsn\(\)/,
 ];
 
 /**

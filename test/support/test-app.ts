@@ -9,6 +9,7 @@ import { APP_OPTIONS, configureApp } from '../../src/app.setup.js';
 import { ApiKeysService } from '../../src/auth/api-keys.service.js';
 import { loadConfig, type AppConfig } from '../../src/config/app-config.js';
 import { OpenApiValidator } from './openapi-validator.js';
+import { replicaCaughtUp, replicaDatabaseUrl, replicaOfRun } from './replica.js';
 import { appDatabaseUrls, createTestDatabase, testRun } from './test-database.js';
 
 /** One running instance of the app. */
@@ -42,6 +43,8 @@ export async function startAppInstance(
   overrides: Partial<AppConfig> = {},
 ): Promise<AppInstance> {
   const defaults = loadConfig({ LOG_LEVEL: 'silent' });
+  // With the run's standby (npm run test:replicas), listed reads go to its copy of the database.
+  const replica = replicaDatabaseUrl(databaseUrl);
   const config: RuntimeConfig = {
     ...defaults,
     seedDemo: false,
@@ -49,6 +52,10 @@ export async function startAppInstance(
     rateLimit: { ...defaults.rateLimit, perKeyPerMinute: 0, unauthenticatedPerMinute: 0 },
     // Every key check reaches the database unless a test turns the cache on: tests revoke keys.
     apiKeyCacheTtlMs: 0,
+    ...(replica && {
+      redisUrl: replicaOfRun()?.redisUrl,
+      replicas: { ...defaults.replicas, urls: [replica] },
+    }),
     ...overrides,
     databaseUrl: appDatabaseUrls(databaseUrl).pooled,
     databaseDirectUrl: overrides.databaseDirectUrl ?? appDatabaseUrls(databaseUrl).direct,
@@ -87,6 +94,16 @@ export async function createTestApp(overrides: Partial<AppConfig> = {}): Promise
     '/openapi/v2.json',
   );
   const db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  if (replicaOfRun()) {
+    // What a test writes with SQL is not its key's last write: the standby must have it before
+    // the app reads (the API's own writes are the app's business, read-your-writes).
+    const query = db.query.bind(db) as (...args: unknown[]) => Promise<unknown>;
+    (db as unknown as { query: typeof query }).query = async (...args) => {
+      const result = await query(...args);
+      await replicaCaughtUp();
+      return result;
+    };
+  }
   return {
     ...instance,
     databaseUrl,

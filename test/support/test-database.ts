@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { CONFIG_DEFAULTS } from '../../src/config/config-variables.js';
 import { runMigrationsLocked } from '../../src/database/migrate.js';
 import { loadMigrations, typeOrmOptions } from '../../src/database/typeorm-options.js';
+import { replicaCaughtUp } from './replica.js';
 
 /** Set by global-setup.ts. */
 function requireEnv(name: string): string {
@@ -116,5 +117,7 @@ export async function createTestDatabase(name: string): Promise<string> {
       }
     }
   });
+  // With the run's standby (test/support/replica.ts): the clone is there too before the app starts.
+  await replicaCaughtUp();
   return databaseUrl(testRun.adminUrl(), name);
 }

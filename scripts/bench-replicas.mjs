@@ -1,0 +1,248 @@
+// npm run bench:replicas — what one read replica changes (scripts/test-replicas.sh prepares the
+// primary, its hot standby and the built service; REPLICAS_SCENARIO names this file). Two
+// instances on the same primary: "on" with DATABASE_REPLICA_URLS (and Redis), "off" without.
+// Alternating rounds, medians: the listed GETs and placeOrder (req/s, ratio on / off), the
+// 1 000 000-order listOrders (time), and for each the CPU per request of the primary's and the
+// standby's PostgreSQL processes (/proc); the statements per placeOrder (pg_stat_statements).
+import { spawn } from 'node:child_process';
+import { openSync, readFileSync, readdirSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { createRun, runToVerdict, seedOrders, startInstance, waitReady } from './lib/harness.mjs';
+
+const work = process.env.REPLICAS_WORK;
+const primaryUrl = process.env.REPLICAS_PRIMARY_URL;
+const standbyUrl = process.env.REPLICAS_STANDBY_URL;
+const redisPort = Number(process.env.REPLICAS_REDIS_PORT);
+const [port1, port2, metrics1, metrics2] = (process.env.REPLICAS_PORTS ?? '')
+  .split(',')
+  .map(Number);
+if (!work || !primaryUrl || !standbyUrl || !redisPort || !metrics2) {
+  console.error('run this through npm run bench:replicas');
+  process.exit(2);
+}
+const DURATION_MS = Number(process.env.BENCH_DURATION_S ?? 5) * 1000;
+const ROUNDS = 3;
+const CONNECTIONS = 10;
+const ORDERS = Number(process.env.BENCH_ORDERS ?? 1000000);
+const KEY = 'psk_bench-replicas-key-0123456789abcdefghij';
+const TICK_MS = 10; // USER_HZ 100
+
+const run = createRun({ work, watchdogMs: 1500000 });
+const { say } = run;
+const on = { name: 'on', port: port1, metricsPort: metrics1 };
+const off = { name: 'off', port: port2, metricsPort: metrics2 };
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** CPU ms so far of a cluster's postmaster and all its children, live or exited. */
+function clusterCpuMs(dataDir) {
+  const postmaster = Number(readFileSync(`${dataDir}/postmaster.pid`, 'utf8').split('\n')[0]);
+  let ticks = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const pid = Number(entry);
+    if (pid === postmaster || Number(fields[1]) === postmaster) {
+      ticks += Number(fields[11]) + Number(fields[12]);
+    }
+    // The postmaster's reaped children (backends that exited: pools closing idle connections).
+    if (pid === postmaster) ticks += Number(fields[13]) + Number(fields[14]);
+  }
+  return ticks * TICK_MS;
+}
+const cpu = () => ({
+  primary: clusterCpuMs(`${work}/primary`),
+  standby: clusterCpuMs(`${work}/standby`),
+});
+
+/** `CONNECTIONS` loops of `request(i)` for DURATION_MS: req/s and CPU ms per request. */
+async function load(instance, request) {
+  const before = cpu();
+  const started = Date.now();
+  let done = 0;
+  let failed = 0;
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async (_, w) => {
+      for (let i = w; Date.now() - started < DURATION_MS; i += CONNECTIONS) {
+        const { method, path, body, status } = request(i);
+        const response = await fetch(`http://127.0.0.1:${instance.port}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+          body,
+        });
+        await response.arrayBuffer();
+        if (response.status === status) done++;
+        else failed++;
+      }
+    }),
+  );
+  const seconds = (Date.now() - started) / 1000;
+  const after = cpu();
+  if (failed) run.fail(`${instance.name}: ${failed} answers not as expected`);
+  return {
+    rps: done / seconds,
+    primaryMs: (after.primary - before.primary) / done,
+    standbyMs: (after.standby - before.standby) / done,
+  };
+}
+
+async function query(url, sql, parameters) {
+  const client = new pg.Client(url);
+  await client.connect();
+  try {
+    return (await client.query(sql, parameters)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+async function main() {
+  const log = openSync(`${work}/redis.log`, 'a');
+  run.track(
+    spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', ''], {
+      stdio: ['ignore', log, log],
+    }),
+  );
+  const env = {
+    DATABASE_URL: primaryUrl,
+    SEED_DEMO: 'true',
+    BOOTSTRAP_API_KEY: KEY,
+    RATE_LIMIT_PER_MINUTE: '0',
+    RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '0',
+    METRICS_HOST: '127.0.0.1',
+    LOG_FORMAT: 'json',
+    LOG_LEVEL: 'warn',
+  };
+  startInstance(run, {
+    work,
+    instance: on,
+    env: {
+      ...env,
+      DATABASE_REPLICA_URLS: standbyUrl,
+      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      METRICS_PORT: String(on.metricsPort),
+    },
+  });
+  await waitReady(run, on, 60000);
+  startInstance(run, {
+    work,
+    instance: off,
+    env: { ...env, METRICS_PORT: String(off.metricsPort) },
+  });
+  await waitReady(run, off, 60000);
+  const seeder = new pg.Client(primaryUrl);
+  await seeder.connect();
+  const petId = await seedOrders(seeder, ORDERS);
+  await seeder.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  const [{ lsn }] = (await seeder.query('SELECT pg_current_wal_flush_lsn()::text AS lsn')).rows;
+  await seeder.end();
+  for (;;) {
+    const [row] = await query(standbyUrl, 'SELECT pg_last_wal_replay_lsn() >= $1 AS done', [lsn]);
+    if (row.done) break;
+    await sleep(100);
+  }
+  await sleep(1000);
+  say(`seeded ${ORDERS} orders, replayed; load average ${loadavg().map((l) => l.toFixed(1))}`);
+  const [{ id: orderId }] = await query(primaryUrl, 'SELECT min(id)::int AS id FROM orders');
+  const gets = [
+    `/v1/store/orders/${orderId}`,
+    '/v2/store/orders?limit=20',
+    '/v1/categories',
+    `/v1/pets/${petId}`,
+    '/v2/pets?limit=20',
+  ];
+  const getRequest = (i) => ({ method: 'GET', path: gets[i % gets.length], status: 200 });
+  const placeRequest = () => ({
+    method: 'POST',
+    path: '/v1/store/orders',
+    body: JSON.stringify({ petId, quantity: 1 }),
+    status: 201,
+  });
+  const results = {
+    gets: { on: [], off: [] },
+    place: { on: [], off: [] },
+    list: { on: [], off: [] },
+  };
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const instance of round % 2 ? [off, on] : [on, off]) {
+      results.gets[instance.name].push(await load(instance, getRequest));
+      results.place[instance.name].push(await load(instance, placeRequest));
+      const before = cpu();
+      const started = Date.now();
+      const response = await fetch(`http://127.0.0.1:${instance.port}/v1/store/orders`, {
+        headers: { authorization: `Bearer ${KEY}` },
+      });
+      const bytes = (await response.arrayBuffer()).byteLength;
+      const after = cpu();
+      if (response.status !== 200) run.fail(`1M list on ${instance.name}: ${response.status}`);
+      results.list[instance.name].push({
+        ms: Date.now() - started,
+        bytes,
+        primaryMs: after.primary - before.primary,
+        standbyMs: after.standby - before.standby,
+      });
+    }
+    say(`round ${round + 1} of ${ROUNDS} done`);
+  }
+  // Statements per placeOrder on the primary, 200 one after another on each instance.
+  const statements = {};
+  for (const instance of [on, off]) {
+    await query(primaryUrl, 'SELECT pg_stat_statements_reset()');
+    for (let i = 0; i < 200; i++) {
+      const { method, path, body } = placeRequest();
+      const response = await fetch(`http://127.0.0.1:${instance.port}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body,
+      });
+      await response.arrayBuffer();
+    }
+    const rows = await query(
+      primaryUrl,
+      `SELECT query, calls::int FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+       WHERE d.datname = 'petstore' AND query NOT LIKE '%pg_stat_statements%'
+         AND query NOT LIKE '%pg_current_wal_lsn()%'`,
+    );
+    statements[instance.name] = {
+      total: rows.reduce((sum, row) => sum + row.calls, 0) / 200,
+      walInsert:
+        rows
+          .filter((row) => row.query.includes('pg_current_wal_insert_lsn'))
+          .reduce((sum, row) => sum + row.calls, 0) / 200,
+    };
+  }
+  const med = (list, field) => median(list.map((r) => r[field]));
+  const line = (title, name, field = 'rps') => {
+    const a = med(results[name].on, field);
+    const b = med(results[name].off, field);
+    return `${title}: on ${a.toFixed(1)} / off ${b.toFixed(1)} = ${(a / b).toFixed(2)}`;
+  };
+  say(line('GETs req/s (median of 3)', 'gets'));
+  say(line('placeOrder req/s (median of 3)', 'place'));
+  say(line('1M listOrders ms (median of 3)', 'list', 'ms'));
+  for (const name of ['gets', 'place']) {
+    for (const side of ['on', 'off']) {
+      say(
+        `${name} ${side}: primary ${(med(results[name][side], 'primaryMs') * 1000).toFixed(0)} µs, ` +
+          `standby ${(med(results[name][side], 'standbyMs') * 1000).toFixed(0)} µs CPU per request`,
+      );
+    }
+  }
+  for (const side of ['on', 'off']) {
+    say(
+      `1M list ${side}: primary ${med(results.list[side], 'primaryMs')} ms, standby ` +
+        `${med(results.list[side], 'standbyMs')} ms CPU per list, ${med(results.list[side], 'bytes')} bytes`,
+    );
+  }
+  say(`statements per placeOrder: ${JSON.stringify(statements)}`);
+  say(`load average at the end ${loadavg().map((l) => l.toFixed(1))}`);
+}
+
+await runToVerdict(run, 'bench:replicas', main);
