@@ -1,4 +1,10 @@
-import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import {
+  Injectable,
+  Logger,
+  Optional,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Redis } from 'ioredis';
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -72,7 +78,7 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
   /** When Redis last became ready: the floor is a position read after it. */
   private redisReadyAt = Infinity;
   private readonly samples: PrimarySample[] = [];
-  private readonly reads: Counter<'target' | 'replica'>;
+  private readonly reads: Counter<'target' | 'replica'> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private polling = false;
   private lastWarning = 0;
@@ -80,7 +86,8 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
   constructor(
     @InjectDataSource() private readonly primary: DataSource,
     @InjectConfig() config: AppConfig,
-    metrics: MetricsService,
+    // Absent where the database module runs without the service (the API key CLI).
+    @Optional() metrics?: MetricsService,
   ) {
     this.maxLagMs = config.replicas.maxLagMs;
     this.replicas = config.replicas.urls.map((url) => new Replica(url, config.db));
@@ -109,13 +116,13 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
         this.redisReadyAt = Infinity;
       });
     }
-    this.reads = metrics.counter({
+    this.reads = metrics?.counter({
       name: 'petstore_db_reads_total',
       help: 'Reads that may go to a replica, by where they ran: target primary or replica (replica = its host:port)',
       labelNames: ['target', 'replica'],
     });
     const replicas = this.replicas;
-    metrics.gauge({
+    metrics?.gauge({
       name: 'petstore_db_replica_lag_seconds',
       help: 'How far each replica is behind the primary (+Inf while it does not answer)',
       labelNames: ['replica'],
@@ -123,7 +130,7 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
         for (const replica of replicas) this.set({ replica: replica.name }, replica.lagMs / 1000);
       },
     });
-    metrics.gauge({
+    metrics?.gauge({
       name: 'petstore_db_replica_up',
       help: 'Whether each replica answered its last poll (1) or not (0)',
       labelNames: ['replica'],
@@ -196,7 +203,7 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
     if (replica) {
       try {
         const result = await onReplica(replica.pool);
-        this.reads.inc({ target: 'replica', replica: replica.name });
+        this.reads?.inc({ target: 'replica', replica: replica.name });
         return result;
       } catch (error) {
         // The service's own answer (a 429 for a stream slot): the same on the primary.
@@ -209,7 +216,7 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
       }
     }
     const result = await onPrimary();
-    this.reads.inc({ target: 'primary', replica: '' });
+    this.reads?.inc({ target: 'primary', replica: '' });
     return result;
   }
 
