@@ -49,9 +49,9 @@ export async function runApiKeyCommand(
   // The CLI migrates like the service does, but never loads demo data.
   const app = await NestFactory.createApplicationContext(
     ApiKeyCliModule.forRoot({ ...config, seedDemo: false }),
-    {
-      logger: ['error', 'warn'],
-    },
+    // A failed start throws to main(), which says why in one line, instead of Nest ending the
+    // process (which also ended the e2e worker that runs this command).
+    { logger: ['error', 'warn'], abortOnError: false },
   );
   try {
     const keys = app.get(ApiKeysService);
