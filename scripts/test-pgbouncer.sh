@@ -69,7 +69,9 @@ PGB_PORT="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",
 # Defaults everywhere except: where to listen, trust auth for the local test role, transaction
 # pooling, a server pool per database/user smaller than the service's pool, and a retry after a
 # failed server login within a second instead of 15 (docs/operating.md: a PostgreSQL that comes
-# back is used at once).
+# back is used at once). Every e2e file has a database of its own, kept until the run ends: idle
+# server connections are closed after 5 s instead of 10 minutes, or the pools of finished files
+# add up past the server's max_connections (100 here) once the suite has enough files.
 cat >"$work/pgbouncer.ini" <<INI
 [databases]
 * = host=$PG_HOST port=$PG_PORT
@@ -82,6 +84,7 @@ auth_type = trust
 auth_file = $work/userlist.txt
 pool_mode = transaction
 default_pool_size = $PGB_POOL_SIZE
+server_idle_timeout = 5
 server_login_retry = 1
 logfile = $work/pgbouncer.log
 pidfile = $work/pgbouncer.pid
