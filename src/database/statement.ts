@@ -11,11 +11,22 @@ interface Queryable {
 
 /**
  * Runs the statement and answers its rows, typed as the caller reads them (the statement's
- * columns decide the type: nothing is checked here). TypeORM answers a bare UPDATE or DELETE
- * with [rows, count] instead: a statement whose rows are read wraps it in a SELECT.
+ * columns decide the type: nothing is checked here), whatever the statement is: TypeORM
+ * answers a bare UPDATE or DELETE with [rows, affected count], which is unwrapped here.
  */
 export async function runStatement<Row>(db: Queryable, statement: Statement): Promise<Row[]> {
-  return (await db.query(statement.sql, [...statement.params])) as Row[];
+  const result = await db.query(statement.sql, [...statement.params]);
+  return (isRowsAndCount(result) ? result[0] : result) as Row[];
+}
+
+/** TypeORM's answer to an UPDATE or DELETE; rows are objects, so no SELECT answers this. */
+function isRowsAndCount(result: unknown): result is [unknown[], number] {
+  return (
+    Array.isArray(result) &&
+    result.length === 2 &&
+    Array.isArray(result[0]) &&
+    typeof result[1] === 'number'
+  );
 }
 
 /**

@@ -56,10 +56,7 @@ ORDER BY id desc LIMIT $3;
 
 -- deleteForKey: deleteWebhook
 -- parameters: "12", 3
-WITH deleted AS (
-  DELETE FROM webhook_subscriptions WHERE id = $1 AND api_key_id = $2 RETURNING id
-)
-SELECT id FROM deleted;
+DELETE FROM webhook_subscriptions WHERE id = $1 AND api_key_id = $2 RETURNING id;
 
 -- listDeliveriesPage: listWebhookDeliveries: first page, ascending
 -- parameters: 12, NULL, 101
@@ -99,11 +96,11 @@ WHERE subscription_id IN (SELECT id FROM updated WHERE $7::boolean IS FALSE) AND
 
 -- rotateSecretForKey: rotateWebhookSecret, the previous secret signing for a day
 -- parameters: "12", 3, <32 bytes>, 86400
-WITH main AS (UPDATE webhook_subscriptions
+UPDATE webhook_subscriptions
 SET previous_secret = secret, secret = $3, secret_rotations = secret_rotations + 1,
     previous_secret_expires_at = now() + make_interval(secs => $4::double precision)
 WHERE id = $1 AND api_key_id = $2 AND TRUE
-RETURNING id, secret_rotations, previous_secret_expires_at) SELECT * FROM main;
+RETURNING id, secret_rotations, previous_secret_expires_at;
 
 -- secretOfRotation: rotateWebhookSecret, a replay: the secret that rotation made
 -- parameters: "12", 3, 2

@@ -106,11 +106,7 @@ export const webhookSubscriptionStatements = {
    */
   deleteForKey(apiKeyId: number, id: string): Statement {
     return {
-      // Wrapped in a SELECT: TypeORM answers a bare DELETE with [rows, count], not rows.
-      sql: `WITH deleted AS (
-         DELETE FROM webhook_subscriptions WHERE id = $1 AND api_key_id = $2 RETURNING id
-       )
-       SELECT id FROM deleted`,
+      sql: `DELETE FROM webhook_subscriptions WHERE id = $1 AND api_key_id = $2 RETURNING id`,
       params: [id, apiKeyId],
     };
   },
@@ -173,10 +169,7 @@ export const webhookSubscriptionStatements = {
          RETURNING id, secret_rotations, previous_secret_expires_at`,
       params: [id, apiKeyId, secret, previousExpiresInSeconds],
     });
-    if (attachedWrites.length > 0) return withAttachedWrites(rotate, attachedWrites);
-    // Wrapped in a SELECT: TypeORM answers a bare UPDATE with [rows, count], not rows.
-    const alone = rotate('TRUE');
-    return { sql: `WITH main AS (${alone.sql}) SELECT * FROM main`, params: alone.params };
+    return withAttachedWrites(rotate, attachedWrites);
   },
 
   /**
