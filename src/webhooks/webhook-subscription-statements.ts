@@ -211,7 +211,7 @@ export const webhookSubscriptionStatements = {
    * How many attempts for the subscription are under way: started less than `timeoutMs` ago
    * and not recorded yet (an older one was cut off by a crash, or has ended unrecorded).
    */
-  attemptsUnderWay(subscriptionId: number, timeoutMs: number): Statement {
+  attemptsUnderWay(subscriptionId: number | string, timeoutMs: number): Statement {
     return {
       sql: `SELECT count(*)::int AS count
        FROM webhook_deliveries d JOIN webhook_attempts a ON a.delivery_id = d.id

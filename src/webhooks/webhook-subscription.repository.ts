@@ -248,7 +248,7 @@ export class WebhookSubscriptionRepository {
   }
 
   /** How many attempts for the subscription are under way (see attemptsUnderWay). */
-  async attemptsUnderWay(subscriptionId: number, timeoutMs: number): Promise<number> {
+  async attemptsUnderWay(subscriptionId: number | string, timeoutMs: number): Promise<number> {
     const rows = await runStatement<{ count: number }>(
       this.dataSource,
       statements.attemptsUnderWay(subscriptionId, timeoutMs),

@@ -150,11 +150,10 @@ export class WebhooksService {
    * way (each ends within WEBHOOK_TIMEOUT_MS), then it goes with its deliveries.
    */
   async delete(apiKeyId: number, webhookId: string): Promise<void> {
-    const subscription = await this.get(apiKeyId, webhookId);
     if (!(await this.subscriptions.stopForKey(apiKeyId, webhookId))) {
       throw new WebhookNotFoundError(webhookId);
     }
-    await this.attemptsEnded(subscription.id);
+    await this.attemptsEnded(webhookId);
     await this.subscriptions.deleteForKey(apiKeyId, webhookId);
   }
 
@@ -277,7 +276,7 @@ export class WebhooksService {
    * Waits until no attempt for the subscription is under way: those claimed before it was
    * disabled. Bounded: an attempt ends within WEBHOOK_TIMEOUT_MS of its start.
    */
-  private async attemptsEnded(subscriptionId: number): Promise<void> {
+  private async attemptsEnded(subscriptionId: number | string): Promise<void> {
     const deadline = Date.now() + this.timeoutMs + ATTEMPT_RECORD_MARGIN_MS;
     while (
       Date.now() < deadline &&
