@@ -18,7 +18,7 @@ import {
   STABILITY_BADGE_CSS,
   stabilityBadgePlugin,
 } from './swagger-ui-plugins.js';
-import { setupReference } from './reference.js';
+import { setupReference, type DocumentMenu } from './reference.js';
 
 /*
  * The OpenAPI documents, one per version, cut from one scan of every controller, and Swagger
@@ -154,8 +154,11 @@ function versionDocument(
   };
 }
 
-/** The order Swagger UI offers the documents in: the newest first. */
-const SWAGGER_UI_DOCUMENTS: Array<{ version: ApiVersion; name: string }> = [
+/**
+ * The documents as both readers offer them, Swagger UI's selector and the reference's switch:
+ * the newest first, each with its name.
+ */
+const DOCUMENT_MENU: DocumentMenu = [
   { version: '2', name: 'v2 (beta)' },
   { version: '1', name: 'v1' },
 ];
@@ -196,13 +199,13 @@ export function setupOpenApi(
       persistAuthorization: true,
       displayOperationId: true,
       plugins: [downloadUrlPlugin, stabilityBadgePlugin],
-      urls: SWAGGER_UI_DOCUMENTS.map(({ version, name }) => ({
+      urls: DOCUMENT_MENU.map(({ version, name }) => ({
         url: `/openapi/v${version}.json`,
         name,
       })),
     },
   });
-  setupReference(app);
+  setupReference(app, DOCUMENT_MENU);
   return documents;
 }
 

@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { API_VERSIONS, type ApiVersion } from '../api-version.js';
+import type { ApiVersion } from '../api-version.js';
 
 /*
  * The API reference at /reference: Redoc over each version's OpenAPI document, one page per
@@ -17,11 +17,8 @@ export const REFERENCE_PATHNAME = '/reference';
 /** Redoc's self-contained bundle (React and its styles included), and its licence notices. */
 const REDOC_FILES = ['redoc.standalone.js', 'redoc.standalone.js.LICENSE.txt'] as const;
 
-/** The versions in the switch, the newest first, as Swagger UI offers them. */
-const REFERENCE_VERSIONS: Array<{ version: ApiVersion; name: string }> = [
-  { version: '2', name: 'v2 (beta)' },
-  { version: '1', name: 'v1' },
-];
+/** The documents in the version switch, the newest first (openapi-documents.ts). */
+export type DocumentMenu = ReadonlyArray<{ version: ApiVersion; name: string }>;
 
 /**
  * The one address outside the service the bundle loads: the Redocly logo beside "API docs by
@@ -45,13 +42,15 @@ function redocFile(name: (typeof REDOC_FILES)[number]): Buffer {
 }
 
 /** One version's page: the switch, then Redoc, which reads its options from the element. */
-export function referencePage(version: ApiVersion): string {
-  const current = REFERENCE_VERSIONS.find((entry) => entry.version === version)!;
-  const links = REFERENCE_VERSIONS.map(({ version: other, name }) =>
-    other === version
-      ? `<a href="v${other}" aria-current="page">${name}</a>`
-      : `<a href="v${other}">${name}</a>`,
-  ).join(' ');
+function referencePage(menu: DocumentMenu, version: ApiVersion): string {
+  const current = menu.find((entry) => entry.version === version)!;
+  const links = menu
+    .map(({ version: other, name }) =>
+      other === version
+        ? `<a href="v${other}" aria-current="page">${name}</a>`
+        : `<a href="v${other}">${name}</a>`,
+    )
+    .join(' ');
   return [
     '<!doctype html>',
     '<html lang="en">',
@@ -86,12 +85,12 @@ export function referencePage(version: ApiVersion): string {
  * Serves /reference/vN for each version, Redoc's bundle beside them, and /reference as a
  * redirect to v2. Like /docs they are outside every API version and need no key.
  */
-export function setupReference(app: INestApplication): void {
+export function setupReference(app: INestApplication, menu: DocumentMenu): void {
   const http = app.getHttpAdapter();
   // An hour, as the changelog: the pages and the bundle change only with a deployment.
   const cache = 'public, max-age=3600';
-  for (const { version } of REFERENCE_VERSIONS) {
-    const page = referencePage(version);
+  for (const { version } of menu) {
+    const page = referencePage(menu, version);
     http.get(`${REFERENCE_PATHNAME}/v${version}`, (_request: Request, response: Response) => {
       response.setHeader('Cache-Control', cache);
       response.type('html').send(page);
@@ -108,7 +107,7 @@ export function setupReference(app: INestApplication): void {
       response.type(type).send(body);
     });
   }
-  const newest = `v${API_VERSIONS[API_VERSIONS.length - 1]}`;
+  const newest = `v${menu[0].version}`;
   http.get(REFERENCE_PATHNAME, (request: Request, response: Response) => {
     // /reference and /reference/ alike: the address relative to the page's own.
     response.redirect(302, request.path.endsWith('/') ? newest : `reference/${newest}`);
