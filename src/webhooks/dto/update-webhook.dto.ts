@@ -1,37 +1,26 @@
 import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { IsBoolean, ValidateIf } from 'class-validator';
+import { EVENT_TYPES_SCHEMA, type WebhookEventType } from '../webhook-events.js';
 import {
-  ArrayMaxSize,
-  ArrayNotEmpty,
-  ArrayUnique,
-  IsArray,
-  IsBoolean,
-  IsIn,
-  IsString,
-  ValidateIf,
-} from 'class-validator';
-import { CodePointLength } from '../../common/http/code-point-length.validator.js';
-import { SAFE_PROSE_PATTERN, SafeText } from '../../common/http/safe-text.validator.js';
-import {
-  EVENT_TYPES_SCHEMA,
-  WEBHOOK_EVENT_TYPES,
-  type WebhookEventType,
-} from '../webhook-events.js';
+  DESCRIPTION_SCHEMA,
+  URL_SCHEMA,
+  WebhookDescriptionRules,
+  WebhookEventsRules,
+  WebhookUrlRules,
+} from './webhook-fields.js';
 
 /** updateWebhook's body: any non-empty subset of these, each with createWebhook's rules. */
 @ApiSchema({ name: 'WebhookChanges' })
 export class UpdateWebhookDto {
   @ApiPropertyOptional({
-    format: 'uri',
-    minLength: 1,
-    maxLength: 2048,
+    ...URL_SCHEMA,
     example: 'https://hooks.example.com/petstore-v2',
     description:
       "createWebhook's rules: absolute http or https, visible ASCII, no user information, no " +
       'private target. Every attempt made after the answer goes to it.',
   })
   @ValidateIf((_, value) => value !== undefined)
-  @IsString()
-  @CodePointLength(1, 2048)
+  @WebhookUrlRules()
   url?: string;
 
   @ApiPropertyOptional({
@@ -40,28 +29,17 @@ export class UpdateWebhookDto {
       'The event types to receive, each at most once: for events recorded after the answer',
   })
   @ValidateIf((_, value) => value !== undefined)
-  @IsArray()
-  @ArrayNotEmpty()
-  @ArrayMaxSize(WEBHOOK_EVENT_TYPES.length)
-  @ArrayUnique()
-  @IsIn(WEBHOOK_EVENT_TYPES, {
-    each: true,
-    message: `each value in events must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}`,
-  })
+  @WebhookEventsRules()
   events?: WebhookEventType[];
 
   @ApiPropertyOptional({
     type: 'string',
     nullable: true,
-    maxLength: 500,
-    pattern: SAFE_PROSE_PATTERN,
-    example: 'Order updates for the warehouse',
+    ...DESCRIPTION_SCHEMA,
     description: "createWebhook's rules; null removes it",
   })
   @ValidateIf((_, value) => value !== undefined && value !== null)
-  @SafeText('prose')
-  @IsString()
-  @CodePointLength(0, 500)
+  @WebhookDescriptionRules()
   description?: string | null;
 
   @ApiPropertyOptional({
