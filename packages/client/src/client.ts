@@ -100,13 +100,18 @@ class Calls {
     };
   }
 
-  /** A create's options: the Idempotency-Key it keeps across its retries. */
+  /**
+   * A create's options and the header that carries its Idempotency-Key, the same across its
+   * retries (none with `idempotencyKey: false`).
+   */
   create(options: CreateOptions = {}) {
     const key =
       options.idempotencyKey === false
         ? undefined
         : (options.idempotencyKey ?? globalThis.crypto.randomUUID());
-    return { ...this.send(options), key };
+    const header: { 'Idempotency-Key'?: string } =
+      key === undefined ? {} : { 'Idempotency-Key': key };
+    return { ...this.send(options), header };
   }
 }
 
@@ -181,11 +186,11 @@ class OrdersV2 {
 
   /** Places an order; retried safely with one Idempotency-Key (CreateOptions). */
   async place(order: V2['schemas']['NewOrder'], options?: CreateOptions) {
-    const { key, ...send } = this.calls.create(options);
+    const { header, ...send } = this.calls.create(options);
     return unwrap(
       await this.raw.POST('/store/orders', {
         body: order,
-        params: { header: key === undefined ? {} : { 'Idempotency-Key': key } },
+        params: { header },
         ...send,
       }),
     );
@@ -231,11 +236,11 @@ class CategoriesV2 {
 
   /** Creates a category; retried safely with one Idempotency-Key (CreateOptions). */
   async create(category: V2['schemas']['NewCategory'], options?: CreateOptions) {
-    const { key, ...send } = this.calls.create(options);
+    const { header, ...send } = this.calls.create(options);
     return unwrap(
       await this.raw.POST('/categories', {
         body: category,
-        params: { header: key === undefined ? {} : { 'Idempotency-Key': key } },
+        params: { header },
         ...send,
       }),
     );
@@ -290,11 +295,11 @@ class WebhooksV2 {
 
   /** Subscribes; the answer holds the signing secret, shown only here (and to a replay). */
   async create(webhook: V2['schemas']['NewWebhook'], options?: CreateOptions) {
-    const { key, ...send } = this.calls.create(options);
+    const { header, ...send } = this.calls.create(options);
     return unwrap(
       await this.raw.POST('/webhooks', {
         body: webhook,
-        params: { header: key === undefined ? {} : { 'Idempotency-Key': key } },
+        params: { header },
         ...send,
       }),
     );
@@ -338,12 +343,12 @@ class WebhooksV2 {
     rotation: Partial<V2['schemas']['SecretRotation']> = {},
     options?: CreateOptions,
   ) {
-    const { key, ...send } = this.calls.create(options);
+    const { header, ...send } = this.calls.create(options);
     return unwrap(
       await this.raw.POST('/webhooks/{webhookId}/rotate-secret', {
         params: {
           path: { webhookId },
-          header: key === undefined ? {} : { 'Idempotency-Key': key },
+          header,
         },
         body: rotation as V2['schemas']['SecretRotation'],
         ...send,
@@ -448,11 +453,11 @@ class OrdersV1 {
   }
 
   async place(order: V1['schemas']['NewOrder'], options?: CreateOptions) {
-    const { key, ...send } = this.calls.create(options);
+    const { header, ...send } = this.calls.create(options);
     return unwrap(
       await this.raw.POST('/store/orders', {
         body: order,
-        params: { header: key === undefined ? {} : { 'Idempotency-Key': key } },
+        params: { header },
         ...send,
       }),
     );
@@ -488,11 +493,11 @@ class CategoriesV1 {
   }
 
   async create(category: V1['schemas']['NewCategory'], options?: CreateOptions) {
-    const { key, ...send } = this.calls.create(options);
+    const { header, ...send } = this.calls.create(options);
     return unwrap(
       await this.raw.POST('/categories', {
         body: category,
-        params: { header: key === undefined ? {} : { 'Idempotency-Key': key } },
+        params: { header },
         ...send,
       }),
     );
