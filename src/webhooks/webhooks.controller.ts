@@ -11,7 +11,6 @@ import {
 import { Paginator, type Page } from '../common/pagination/paginator.js';
 import { IdempotentResponse, type IdempotentRequest } from '../idempotency/idempotency.service.js';
 import { IdempotencyKey } from '../idempotency/idempotent.decorator.js';
-import { ValidationFailedError } from '../common/errors/domain-error.js';
 import { CreateWebhookDto } from './dto/create-webhook.dto.js';
 import {
   RecoverWebhookDeliveriesDto,
@@ -28,7 +27,6 @@ import { CreatedWebhookDto, WebhookDto } from './dto/webhook.dto.js';
 import {
   CreateWebhookOperation,
   DeleteWebhookOperation,
-  EVENT_ID_PATTERN,
   GetWebhookDeliveryOperation,
   GetWebhookOperation,
   ListWebhookDeliveriesOperation,
@@ -38,6 +36,7 @@ import {
   RotateWebhookSecretOperation,
   UpdateWebhookOperation,
 } from './webhook-operations.js';
+import { EventIdPipe } from './event-id.pipe.js';
 import { WebhooksService } from './webhooks.service.js';
 
 /**
@@ -152,11 +151,11 @@ export class WebhooksController {
   async getDelivery(
     @CallerKeyId() apiKeyId: number,
     @Param('webhookId', Int64IdPipe) webhookId: string,
-    @Param('eventId') eventId: string,
+    @Param('eventId', EventIdPipe) eventId: string,
   ): Promise<WebhookDeliveryDetailDto> {
     const subscription = await this.webhooks.get(apiKeyId, webhookId);
     return WebhookDeliveryDetailDto.fromDetail(
-      await this.webhooks.getDelivery(subscription, checkedEventId(eventId)),
+      await this.webhooks.getDelivery(subscription, eventId),
     );
   }
 
@@ -164,11 +163,11 @@ export class WebhooksController {
   async redeliver(
     @CallerKeyId() apiKeyId: number,
     @Param('webhookId', Int64IdPipe) webhookId: string,
-    @Param('eventId') eventId: string,
+    @Param('eventId', EventIdPipe) eventId: string,
   ): Promise<WebhookDeliveryDetailDto> {
     const subscription = await this.webhooks.get(apiKeyId, webhookId);
     return WebhookDeliveryDetailDto.fromDetail(
-      await this.webhooks.redeliver(subscription, checkedEventId(eventId)),
+      await this.webhooks.redeliver(subscription, eventId),
     );
   }
 
@@ -181,12 +180,4 @@ export class WebhooksController {
     const subscription = await this.webhooks.get(apiKeyId, webhookId);
     return { requeued: await this.webhooks.recover(subscription, body.since) };
   }
-}
-
-/** An event id as events are written (`evt_` and 32 hex digits); else 400. */
-function checkedEventId(eventId: string): string {
-  if (!EVENT_ID_PATTERN.test(eventId)) {
-    throw new ValidationFailedError('eventId must be evt_ followed by 32 lower-case hex digits');
-  }
-  return eventId;
 }
