@@ -136,4 +136,42 @@ describe('webhook secrets and failed attempts in the process logs (real process)
     }
     for (const { payload } of deliveries) expect(output).not.toContain(payload);
   });
+
+  it('logs each automatic disabling at warn, with the subscription id and the reason', async () => {
+    receiver.reset();
+    receiver.answer = () => 410;
+    const created = await api('POST', '/v2/webhooks', {
+      url: receiver.url,
+      events: ['category.created'],
+    });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: number };
+    const name = `gone-${randomBytes(6).toString('hex')}`;
+    expect((await api('POST', '/v2/categories', { name })).status).toBe(201);
+    await eventually(async () => {
+      const subscription = (await (await api('GET', `/v2/webhooks/${id}`)).json()) as {
+        enabled: boolean;
+      };
+      return !subscription.enabled;
+    }, 20_000);
+    expect(await (await api('GET', `/v2/webhooks/${id}`)).json()).toMatchObject({
+      enabled: false,
+      disabledReason: 'gone',
+    });
+    // The line reaches the pipe a moment after the disabling commits.
+    await new Promise((wait) => setTimeout(wait, 300));
+
+    const disablings = [...service.stdout, ...service.stderr].flatMap((line) => {
+      try {
+        const entry = JSON.parse(line) as { level?: number; msg?: string };
+        return entry.msg?.includes(`webhook subscription ${id} disabled`) ? [entry] : [];
+      } catch {
+        return [];
+      }
+    });
+    expect(disablings).toHaveLength(1);
+    expect(disablings[0].level).toBe(40);
+    expect(disablings[0].msg).toContain('gone');
+    expect(disablings[0].msg).not.toContain(receiver.url);
+  });
 });
