@@ -51,7 +51,7 @@ export class CategoriesService {
         );
         return { created: category, outputs };
       },
-      show: (category) => CategoryDto.from(category),
+      render: (category) => CategoryDto.from(category),
     });
   }
 }

@@ -30,7 +30,7 @@ export interface IdempotentRequest extends IdempotencyScope {
  * A create that can remember its answer in its own statement: what a create route of any
  * version hands IdempotencyService.create().
  */
-export interface IdempotentCreate<Row, Shown> {
+export interface IdempotentCreate<Row, Body> {
   /**
    * The created resource as the API shows it: SQL (json) over the statement's RETURNING row
    * `main`, its resource's *_JSON.sql (src/store/order-json.ts and the like).
@@ -38,12 +38,12 @@ export interface IdempotentCreate<Row, Shown> {
   bodySql: string;
   /** The operation's own rejection when its statement creates nothing (under a key, remembered). */
   rejection(): DomainError;
-  /** Runs the operation's statement with these attachedWrites: the new row (null: refused), their outputs. */
+  /** Runs the operation's statement with these attached writes: the new row (null: refused), their outputs. */
   insert(
     attachedWrites: AttachedWrite[],
   ): Promise<{ created: Row | null; outputs: Record<string, unknown> }>;
-  /** The new row as the API shows it, when no Idempotency-Key was sent (bodySql's twin). */
-  show(row: Row): Shown;
+  /** The new row as the response body, when no Idempotency-Key was sent (bodySql's twin). */
+  render(row: Row): Body;
 }
 
 /** The success answer of an idempotent create, first or replayed; rejections are thrown. */
@@ -86,14 +86,14 @@ export class IdempotencyService {
    * idempotent one. Without an Idempotency-Key, the new resource as `show` renders it (or the
    * rejection, thrown); with one, the answer recorded with it, or the remembered one.
    */
-  async create<Row, Shown>(
+  async create<Row, Body>(
     request: IdempotentRequest | undefined,
-    create: IdempotentCreate<Row, Shown>,
-  ): Promise<Shown | IdempotentResponse> {
+    create: IdempotentCreate<Row, Body>,
+  ): Promise<Body | IdempotentResponse> {
     if (request) return this.execute(request, create);
     const { created } = await create.insert([]);
     if (created === null) throw create.rejection();
-    return create.show(created);
+    return create.render(created);
   }
 
   /**

@@ -70,7 +70,7 @@ export class StoreService {
         );
         return { created: order, outputs };
       },
-      show: (order) => OrderDto.from(order),
+      render: (order) => OrderDto.from(order),
     });
   }
 

@@ -102,7 +102,7 @@ export class WebhooksService {
         fresh = secret;
         return { created: subscription && { subscription, secret }, outputs };
       },
-      show: ({ subscription, secret }) => ({
+      render: ({ subscription, secret }) => ({
         ...WebhookDto.from(subscription),
         secret: secret.reveal(),
       }),
@@ -218,7 +218,7 @@ export class WebhooksService {
         fresh = secret;
         return { created: rotation, outputs };
       },
-      show: (rotation) => ({
+      render: (rotation) => ({
         secret: (fresh as WebhookSecret).reveal(),
         previousSecretExpiresAt: rotation.previousSecretExpiresAt.toISOString(),
       }),
