@@ -81,6 +81,8 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
   private readonly reads: Counter<'target' | 'replica'> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private polling = false;
+  /** Shut down: a round that was under way then polls no replica. */
+  private stopped = false;
   private lastWarning = 0;
 
   constructor(
@@ -149,6 +151,7 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
     clearInterval(this.timer);
     await Promise.all(this.replicas.map((replica) => replica.close()));
     this.redis?.disconnect();
@@ -247,7 +250,7 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
    * is not waited for: one that hangs (up to its 1 s timeout) must not hold the others' polls.
    */
   private async poll(): Promise<void> {
-    if (this.polling) return;
+    if (this.polling || this.stopped) return;
     this.polling = true;
     try {
       const now = Date.now();
@@ -261,6 +264,7 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
       } catch {
         // The primary not answering: the lag is measured against what it said last.
       }
+      if (this.stopped) return;
       for (const replica of this.replicas) void replica.poll(this.samples);
     } finally {
       this.polling = false;

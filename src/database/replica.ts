@@ -43,6 +43,8 @@ export class Replica {
   private seenAt = 0;
   private poller: pg.Client | undefined;
   private polling = false;
+  /** Closed at shutdown: a poll that was under way then must not open a new connection. */
+  private closed = false;
 
   constructor(
     private readonly url: string,
@@ -66,10 +68,11 @@ export class Replica {
    * under way (a replica that does not answer) is not doubled.
    */
   async poll(samples: readonly PrimarySample[]): Promise<void> {
-    if (this.polling) return;
+    if (this.polling || this.closed) return;
     this.polling = true;
     try {
       this.poller ??= await this.connectPoller();
+      if (this.closed) return this.markDown();
       const { rows } = await this.poller.query<{ replayed: string | null }>(
         'SELECT pg_last_wal_replay_lsn()::text AS replayed',
       );
@@ -108,6 +111,7 @@ export class Replica {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     this.markDown();
     await this.pool.end().catch(() => undefined);
   }
