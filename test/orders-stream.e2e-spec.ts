@@ -52,6 +52,12 @@ async function insertOrders(db: pg.Pool, petId: number, count: number): Promise<
 }
 
 /** The app's connection pool, as the driver holds it. */
+/**
+ * Tests that watch the primary's pool and sessions read their lists there, in a run with a
+ * replica too (npm run test:replicas streams a million orders from the replica).
+ */
+const ON_THE_PRIMARY = { replicas: { ...loadConfig({}).replicas, urls: [] } };
+
 function pool(t: TestApp): pg.Pool {
   return (t.app.get(DataSource).driver as unknown as { master: pg.Pool }).master;
 }
@@ -119,7 +125,7 @@ describe('GET /v1/store/orders streaming (e2e)', () => {
   });
 
   it('costs one statement, one round trip, and is sent with its length, for a list that fits in one batch', async () => {
-    const small = await createTestApp();
+    const small = await createTestApp(ON_THE_PRIMARY);
     try {
       const pet = await insertPet(small.db, { name: 'Small' });
       await insertOrders(small.db, pet, 4999);
@@ -169,7 +175,7 @@ describe('GET /v1/store/orders: limits (e2e)', () => {
   const db = { ...loadConfig({}).db, maxStreams: 2, maxStreamsPerKey: 1, streamTimeoutMs: 3000 };
 
   beforeAll(async () => {
-    t = await createTestApp({ db });
+    t = await createTestApp({ db, ...ON_THE_PRIMARY });
     // More than the sockets' buffers hold, so a client that stops reading stalls the stream.
     await insertOrders(t.db, await insertPet(t.db, { name: 'Limits' }), 200_000);
     baseUrl = await listeningOrigin(t);
@@ -331,7 +337,7 @@ describe('GET /v1/store/orders: the answer deadline spares the COPY (e2e)', () =
   const count = 200_000;
 
   beforeAll(async () => {
-    t = await createTestApp({ db });
+    t = await createTestApp({ db, ...ON_THE_PRIMARY });
     // More than the sockets' buffers hold, so a client that stops reading stalls the COPY.
     await insertOrders(t.db, await insertPet(t.db, { name: 'Slow reader' }), count);
     baseUrl = await listeningOrigin(t);

@@ -180,10 +180,11 @@ describe('webhooks that receivers and operators can run (e2e)', () => {
 
     it('disables (requested) and enables again; disabling fails the pending deliveries', async () => {
       const { id } = await subscribe();
-      receiver.answer = () => 500;
+      // Its retry waits 30 s (Retry-After), so it is still pending whenever the test reads it.
+      receiver.answer = () => ({ status: 503, headers: { 'retry-after': '30' } });
       const eventId = await placeOrder(id);
       await eventually(async () => (await deliveryOf(id, eventId))?.attempts === 1);
-      // Pending, its retry in 200 ms: disabling fails it at once.
+      // Pending, its retry to come: disabling fails it at once.
       const before = await metric(
         'petstore_webhook_subscriptions_disabled_total{reason="requested"}',
       );
