@@ -6,8 +6,8 @@
 # scenario is scripts/test-replicas.mjs: the listed reads go to the replica; read-your-writes
 # across the two instances while replay is paused (pg_wal_replay_pause()); the staleness bound;
 # the replica stopped under load and Redis stopped: no failed request, reads on the primary.
-# Then e2e files with every app under test reading from the standby (test/support/replica.ts):
-# REPLICAS_E2E_TESTS="test/a.e2e-spec.ts …" instead of the representative set.
+# Then the whole e2e suite with every app under test reading from the standby
+# (test/support/replica.ts): REPLICAS_E2E_TESTS="test/a.e2e-spec.ts …" runs those files only.
 # REPLICAS_LONG_LIST_ORDERS=N lists N seeded orders instead of 1 000 000.
 # npm run bench:replicas runs scripts/bench-replicas.mjs on the same set-up (REPLICAS_SCENARIO,
 # and REPLICAS_PRIMARY_OPTIONS: postgres options of the primary).
