@@ -6,6 +6,7 @@ import { dataSnapshot } from './support/http-assertions.js';
 import {
   CREATE_CATEGORY_RULES,
   CREATE_WEBHOOK_RULES,
+  UPDATE_WEBHOOK_RULES,
   LIST_CATEGORIES_V2,
   LIST_ORDERS_V2,
   LIST_PETS_V2,
@@ -29,6 +30,7 @@ import {
   expectContractError,
   expectError,
   expectSaneAnswer,
+  expectSecretNotShown,
   extraHeaders,
   hostileJsonValue,
   hostileText,
@@ -58,6 +60,7 @@ import {
   WEBHOOK_HOSTS,
   type BodyRules,
   type BodyVerdict,
+  type ContentTypeCase,
   type CursorCase,
   type IssuedCursor,
   type ListBinding,
@@ -98,6 +101,7 @@ const RUNS = {
   bodyFields: 100,
   unknownFields: 60,
   bodyStructure: 80,
+  contentTypes: 40,
   headers: 40,
   idempotencyKeys: 80,
   queries: 60,
@@ -477,18 +481,36 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
     },
   );
 
+  type SubscriptionRow = { id: string; api_key_id: string } & Record<string, unknown>;
+
   const webhookIdOperations: Array<{
-    operationId: 'getWebhook' | 'deleteWebhook' | 'listWebhookDeliveries';
+    operationId: 'getWebhook' | 'updateWebhook' | 'deleteWebhook' | 'listWebhookDeliveries';
     method: Method;
     path: (segment: string) => string;
+    /** A valid body, for the operations that take one. */
+    body?: object;
     success: number;
+    /** The subscriptions a success on subscription `id` leaves (none: it writes nothing). */
+    written?: (rows: SubscriptionRow[], id: string) => SubscriptionRow[];
   }> = [
     { operationId: 'getWebhook', method: 'get', path: (id) => `/v2/webhooks/${id}`, success: 200 },
+    {
+      operationId: 'updateWebhook',
+      method: 'patch',
+      path: (id) => `/v2/webhooks/${id}`,
+      body: { description: 'Renamed through a hostile id' },
+      success: 200,
+      written: (rows, id) =>
+        rows.map((row) =>
+          row.id === id ? { ...row, description: 'Renamed through a hostile id' } : row,
+        ),
+    },
     {
       operationId: 'deleteWebhook',
       method: 'delete',
       path: (id) => `/v2/webhooks/${id}`,
       success: 204,
+      written: (rows, id) => rows.filter((row) => row.id !== id),
     },
     {
       operationId: 'listWebhookDeliveries',
@@ -501,9 +523,13 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
   /** This suite's API key, and another one (issued once, on first use). */
   let webhookOwners: { mine: string; theirs: string } | undefined;
 
+  /**
+   * The path segment to send and the id the app receives, as arrangeId; for a real
+   * subscription, also its secret (which no answer may show).
+   */
   async function arrangeWebhookId(
     c: WebhookIdCase,
-  ): Promise<{ segment: string; received: string | undefined }> {
+  ): Promise<{ segment: string; received: string | undefined; secret?: Buffer }> {
     if (c.kind !== 'subscription') return arrangeId(c);
     if (!webhookOwners) {
       const { ApiKeysService } = await import('../src/auth/api-keys.service.js');
@@ -513,31 +539,36 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
       );
       webhookOwners = rows[0];
     }
+    const secret = randomBytes(32);
     const { rows } = await t.db.query<{ id: string }>(
       `INSERT INTO webhook_subscriptions (api_key_id, url, events, secret)
        VALUES ($1, 'https://93.184.216.34/hooks', '{order.placed}', $2) RETURNING id`,
-      [c.owner === 'theirs' ? webhookOwners.theirs : webhookOwners.mine, randomBytes(32)],
+      [c.owner === 'theirs' ? webhookOwners.theirs : webhookOwners.mine, secret],
     );
     const id = rows[0].id;
     if (c.owner === 'deleted') {
       await t.db.query('DELETE FROM webhook_subscriptions WHERE id = $1', [id]);
     }
-    return decorateId(id, c.decorate);
+    return { ...decorateId(id, c.decorate), secret };
   }
 
   describe('webhook subscription ids', () => {
     it.each(webhookIdOperations)(
-      `$operationId: any path id answers 400 VALIDATION_FAILED, 404 WEBHOOK_NOT_FOUND unless it names this key's subscription, never 5xx; only a delete of its own writes (${RUNS.pathIds} runs)`,
+      `$operationId: any path id answers 400 VALIDATION_FAILED, 404 WEBHOOK_NOT_FOUND unless it names this key's subscription, never 5xx, never its secret; only an update or a delete of its own writes (${RUNS.pathIds} runs)`,
       async (operation) => {
         const count = tally(`${operation.operationId} path ids`);
         await fc.assert(
           fc.asyncProperty(webhookIdCase, async (c) => {
             count.runs++;
-            const { segment, received } = await arrangeWebhookId(c);
+            const { segment, received, secret } = await arrangeWebhookId(c);
             const before = await dataSnapshot(t.db);
-            const res = await sendUnlessRefused(() =>
-              t.http[operation.method](operation.path(segment)).set('Authorization', t.auth),
-            );
+            const res = await sendUnlessRefused(() => {
+              const req = t.http[operation.method](operation.path(segment)).set(
+                'Authorization',
+                t.auth,
+              );
+              return operation.body === undefined ? req : req.send(operation.body);
+            });
             if (res === NOT_SENDABLE) {
               count.notSendable++;
               return;
@@ -545,6 +576,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
             countStatus(count, res);
             const echoes = [segment, received ?? ''];
             expectSaneAnswer(res);
+            if (secret !== undefined) expectSecretNotShown(res, secret);
             const own =
               received !== undefined &&
               before.webhook_subscriptions.some(
@@ -564,11 +596,9 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
             }
             t.specV2.check(operation.operationId, res);
             const after = await dataSnapshot(t.db);
-            if (own && operation.operationId === 'deleteWebhook') {
+            if (own && operation.written !== undefined) {
               expect(after.webhook_subscriptions).toEqual(
-                before.webhook_subscriptions.filter(
-                  (row) => (row as { id: string }).id !== received,
-                ),
+                operation.written(before.webhook_subscriptions as SubscriptionRow[], received),
               );
               expectUnchangedBut(before, after, 'webhook_subscriptions');
             } else {
@@ -1282,19 +1312,43 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
   /** A field of a body operation and the JSON text of its values (mostly valid ones). */
   type FieldValues = Array<[name: string, values: fc.Arbitrary<string>, optional: boolean]>;
 
+  /** A resource as it stands, read before and after a case (BodyOperation.readBack). */
+  interface ReadBack {
+    /** What the API shows of it. */
+    shown: Record<string, unknown>;
+    /** Its row, every column. */
+    stored: Record<string, unknown>;
+  }
+
   interface BodyOperation {
-    operationId: 'placeOrder' | 'createCategory' | 'createWebhook';
+    operationId: 'placeOrder' | 'createCategory' | 'createWebhook' | 'updateWebhook';
     version: '1' | '2';
-    path: string;
+    /** post creates a row of `table`; patch changes the one row the path names. */
+    method: 'post' | 'patch';
+    /**
+     * Runs before each case, before the snapshot (room under a limit, the resource to change),
+     * and answers the path to send to. `run` numbers the cases, so what it arranges can vary.
+     */
+    arrange(run: number): Promise<string>;
     table: 'orders' | 'categories' | 'webhook_subscriptions';
-    /** Runs before each case, before the snapshot: room under a limit, for instance. */
-    prepare?: () => Promise<void>;
     rules: BodyRules;
     fields: () => FieldValues;
     /** What a body that passes validation answers. */
     outcome(value: Record<string, unknown>): Promise<{ status: number; code?: string }>;
-    /** Checks a 201: the answer and the one row it added. */
-    checkCreated(value: Record<string, unknown>, res: Response, added: unknown[]): void;
+    /** The resource a patch changes, read before and after each case: a 4xx leaves it as it was. */
+    readBack?(path: string): Promise<ReadBack>;
+    /** Secrets no answer may show (docs/api.md: a subscription's, only in its creation answer). */
+    secrets?(): Buffer[];
+    /**
+     * Checks a success: the answer, the one row it wrote (added, or changed in place) as it is
+     * now, and the resource before and after (readBack's operations only).
+     */
+    checkSuccess(
+      value: Record<string, unknown>,
+      res: Response,
+      row: unknown,
+      readBack?: { before: ReadBack; after: ReadBack },
+    ): void;
   }
 
   const mostly = <T>(likely: T, otherwise: T): fc.Arbitrary<T> =>
@@ -1518,11 +1572,126 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
     { weight: 2, arbitrary: wrongTypeText },
   );
 
+  /**
+   * A subscription's events: sets of the real types mostly; repeats, unknown types and
+   * near-misses; arrays far longer than the four types (to well over 16 KiB); wrong types.
+   */
+  const webhookEventsText = fc.oneof(
+    {
+      weight: 6,
+      arbitrary: fc
+        .shuffledSubarray(WEBHOOK_EVENT_TYPES, { minLength: 1 })
+        .map((events) => JSON.stringify(events)),
+    },
+    {
+      // Repeats, unknown types, near-misses, an empty list.
+      weight: 2,
+      arbitrary: fc
+        .array(
+          fc.constantFrom(
+            ...WEBHOOK_EVENT_TYPES,
+            ...['order.deleted', 'ORDER.PLACED', 'order.placed ', '', '*', 'order.*'],
+          ),
+          { maxLength: 6 },
+        )
+        .map((events) => JSON.stringify(events)),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.integer({ min: 5, max: 2000 }), fc.nat())
+        .map(([length, at]) =>
+          JSON.stringify(
+            Array.from(
+              { length },
+              (_, i) => WEBHOOK_EVENT_TYPES[(i + at) % WEBHOOK_EVENT_TYPES.length],
+            ),
+          ),
+        ),
+    },
+    { weight: 2, arbitrary: wrongTypeText },
+  );
+
+  /** updateWebhook's `enabled`: true or false mostly; else what careless clients send for one. */
+  const enabledText = fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom('true', 'false') },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        ...['"true"', '"false"', '1', '0', '"on"', '"yes"', '""', '[true]', '{"enabled":true}'],
+      ),
+    },
+    { weight: 1, arbitrary: wrongTypeText },
+  );
+
+  /** A field's values, or now and then null. */
+  const orNull = (values: fc.Arbitrary<string>): fc.Arbitrary<string> =>
+    fc.oneof({ weight: 6, arbitrary: values }, { weight: 1, arbitrary: fc.constant('null') });
+
+  const pick = (row: Record<string, unknown>, columns: readonly string[]) =>
+    Object.fromEntries(columns.map((column) => [column, row[column]]));
+
+  /** The columns of a subscription no field of updateWebhook changes. */
+  const UNCHANGED_COLUMNS = [
+    'id',
+    'api_key_id',
+    'secret',
+    'previous_secret',
+    'previous_secret_expires_at',
+    'secret_rotations',
+    'created_at',
+  ];
+
+  /** The subscription updateWebhook's current case changes, and its secrets. */
+  let subscriptionToChange: { id: string; secrets: Buffer[] } | undefined;
+
+  /**
+   * A fresh subscription of this key for each updateWebhook case, alone (none is left to
+   * receive the other cases' events), in one of the states a change can find it in, by case
+   * number: enabled, disabled at its owner's request, or disabled by its receiver's 410 after
+   * failing a while; with a description or none; its secret rotated (the previous one still
+   * signing) or not. Answers its path.
+   */
+  async function arrangeSubscriptionToChange(run: number): Promise<string> {
+    await t.db.query('DELETE FROM webhook_subscriptions');
+    const reason = [null, 'requested', 'gone'][run % 3];
+    const secret = randomBytes(32);
+    const previous = run % 4 < 2 ? null : randomBytes(32);
+    const { rows } = await t.db.query<{ id: string }>(
+      `INSERT INTO webhook_subscriptions (api_key_id, url, events, description, secret,
+         previous_secret, previous_secret_expires_at, secret_rotations,
+         enabled, disabled_at, disabled_reason, failing_since)
+       VALUES ((SELECT min(id) FROM api_keys), 'https://93.184.216.34/hooks',
+         '{order.placed,order.shipped}', $1, $2,
+         $3::bytea, CASE WHEN $3::bytea IS NULL THEN NULL ELSE now() + interval '1 day' END,
+         CASE WHEN $3::bytea IS NULL THEN 0 ELSE 1 END,
+         $4::text IS NULL, CASE WHEN $4::text IS NULL THEN NULL ELSE now() END, $4::text,
+         CASE WHEN $4::text = 'gone' THEN now() - interval '1 hour' END)
+       RETURNING id`,
+      [run % 2 === 0 ? 'Order updates for the warehouse' : null, secret, previous, reason],
+    );
+    subscriptionToChange = { id: rows[0].id, secrets: previous ? [secret, previous] : [secret] };
+    return `/v2/webhooks/${rows[0].id}`;
+  }
+
+  /** The subscription at `path`, as getWebhook shows it and as its row holds it. */
+  async function readSubscription(path: string): Promise<ReadBack> {
+    const shown = await t.http.get(path).set('Authorization', t.auth);
+    expect({ path, status: shown.status }).toEqual({ path, status: 200 });
+    t.specV2.check('getWebhook', shown);
+    const { rows } = await t.db.query<Record<string, unknown>>(
+      'SELECT * FROM webhook_subscriptions WHERE id = $1',
+      [subscriptionToChange?.id],
+    );
+    return { shown: shown.body as Record<string, unknown>, stored: rows[0] };
+  }
+
   const bodyOperations: BodyOperation[] = [
     {
       operationId: 'placeOrder',
       version: '1',
-      path: '/v1/store/orders',
+      method: 'post',
+      arrange: () => Promise.resolve('/v1/store/orders'),
       table: 'orders',
       rules: PLACE_ORDER_RULES,
       fields: () => [
@@ -1586,7 +1755,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
         (await petExists(value.petId as number))
           ? { status: 201 }
           : { status: 422, code: 'PET_NOT_FOUND' },
-      checkCreated: (value, res, added) => {
+      checkSuccess: (value, res, row) => {
         expect(res.body).toEqual({
           id: expect.any(Number),
           petId: value.petId,
@@ -1610,20 +1779,21 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
           });
         }
         expect(res.headers.location).toBe(`/v1/store/orders/${res.body.id}`);
-        expect(added).toEqual([
+        expect(row).toEqual(
           expect.objectContaining({
             id: String(res.body.id),
             pet_id: String(value.petId),
             quantity: value.quantity,
             status: 'pending',
           }),
-        ]);
+        );
       },
     },
     {
       operationId: 'createCategory',
       version: '1',
-      path: '/v1/categories',
+      method: 'post',
+      arrange: () => Promise.resolve('/v1/categories'),
       table: 'categories',
       rules: CREATE_CATEGORY_RULES,
       fields: () => [
@@ -1678,7 +1848,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
         (await categoryTaken(storedName(value.name as string)))
           ? { status: 409, code: 'CATEGORY_EXISTS' }
           : { status: 201 },
-      checkCreated: (value, res, added) => {
+      checkSuccess: (value, res, row) => {
         const name = storedName(value.name as string);
         const description =
           value.description === undefined ? undefined : storedProse(value.description as string);
@@ -1687,53 +1857,27 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
           name,
           ...(description === undefined ? {} : { description }),
         });
-        expect(added).toEqual([
-          { id: String(res.body.id), name, description: description ?? null },
-        ]);
+        expect(row).toEqual({ id: String(res.body.id), name, description: description ?? null });
       },
     },
     {
       operationId: 'createWebhook',
       version: '2',
-      path: '/v2/webhooks',
-      table: 'webhook_subscriptions',
+      method: 'post',
       // Room under the 20-per-key limit; none left behind to receive the other cases' events.
-      prepare: async () => {
+      arrange: async () => {
         await t.db.query('DELETE FROM webhook_subscriptions');
+        return '/v2/webhooks';
       },
+      table: 'webhook_subscriptions',
       rules: CREATE_WEBHOOK_RULES,
       fields: () => [
         ['url', webhookUrlText, false],
-        [
-          'events',
-          fc.oneof(
-            {
-              weight: 6,
-              arbitrary: fc
-                .shuffledSubarray(WEBHOOK_EVENT_TYPES, { minLength: 1 })
-                .map((events) => JSON.stringify(events)),
-            },
-            {
-              // Repeats, unknown types, near-misses, an empty list.
-              weight: 2,
-              arbitrary: fc
-                .array(
-                  fc.constantFrom(
-                    ...WEBHOOK_EVENT_TYPES,
-                    ...['order.deleted', 'ORDER.PLACED', 'order.placed ', '', '*', 'order.*'],
-                  ),
-                  { maxLength: 6 },
-                )
-                .map((events) => JSON.stringify(events)),
-            },
-            { weight: 2, arbitrary: wrongTypeText },
-          ),
-          false,
-        ],
+        ['events', webhookEventsText, false],
         ['description', descriptionText, true],
       ],
       outcome: () => Promise.resolve({ status: 201 }),
-      checkCreated: (value, res, added) => {
+      checkSuccess: (value, res, row) => {
         const description =
           value.description === undefined ? undefined : storedProse(value.description as string);
         expect(res.body).toEqual({
@@ -1748,7 +1892,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
         expect(res.headers.location).toBe(`/v2/webhooks/${res.body.id}`);
         // The secret shown is the one it signs with.
         const secret = Buffer.from((res.body.secret as string).slice(6), 'base64');
-        expect(added).toEqual([
+        expect(row).toEqual(
           expect.objectContaining({
             id: String(res.body.id),
             url: value.url,
@@ -1756,17 +1900,84 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
             description: description ?? null,
             secret,
           }),
-        ]);
+        );
+      },
+    },
+    {
+      operationId: 'updateWebhook',
+      version: '2',
+      method: 'patch',
+      arrange: arrangeSubscriptionToChange,
+      table: 'webhook_subscriptions',
+      readBack: readSubscription,
+      secrets: () => subscriptionToChange?.secrets ?? [],
+      rules: UPDATE_WEBHOOK_RULES,
+      // Every field may be left out; null now and then, which only description may be.
+      fields: () => [
+        ['url', orNull(webhookUrlText), true],
+        ['events', orNull(webhookEventsText), true],
+        ['description', orNull(descriptionText), true],
+        ['enabled', orNull(enabledText), true],
+      ],
+      outcome: () => Promise.resolve({ status: 200 }),
+      checkSuccess: (value, res, row, readBack) => {
+        const { before, after } = readBack!;
+        const was = before.shown;
+        // The fields sent, as createWebhook would store them; the others as they were.
+        const expected: Record<string, unknown> = { ...was };
+        if (value.url !== undefined) expected.url = value.url;
+        if (value.events !== undefined) expected.events = value.events;
+        if (value.description === null) delete expected.description;
+        else if (value.description !== undefined) {
+          expected.description = storedProse(value.description as string);
+        }
+        // docs/api.md: false disables (requested) an enabled one and keeps a disabled one's
+        // reason and time; true enables, clearing both.
+        if (value.enabled === true) {
+          expected.enabled = true;
+          delete expected.disabledAt;
+          delete expected.disabledReason;
+        } else if (value.enabled === false && was.enabled === true) {
+          expected.enabled = false;
+          expected.disabledAt = expect.stringMatching(SHIP_DATE_FORMAT);
+          expected.disabledReason = 'requested';
+        }
+        expect(res.body).toEqual(expected);
+        // Read back: the change is the subscription's now, and its row says the same.
+        expect(after.shown).toEqual(res.body);
+        expect(row).toMatchObject({
+          url: expected.url,
+          events: expected.events,
+          description: expected.description ?? null,
+        });
+        // What no field names stays as it was: the owner, the secrets, createdAt.
+        const enabling = value.enabled === true && was.enabled === false;
+        expect(pick(after.stored, UNCHANGED_COLUMNS)).toEqual(
+          pick(before.stored, UNCHANGED_COLUMNS),
+        );
+        expect(after.stored.failing_since).toEqual(enabling ? null : before.stored.failing_since);
       },
     },
   ];
+
+  /** application/json as every client should send it. */
+  const JSON_CONTENT: ContentTypeCase = { value: 'application/json', verdict: 'json' };
 
   /** The answers a verdict allows once the business outcome is known. */
   async function allowedAnswers(
     operation: BodyOperation,
     verdict: BodyVerdict,
+    contentType: ContentTypeCase['verdict'],
   ): Promise<Array<{ status: number; code?: string }>> {
+    // docs/api.md: a body that is not application/json is 415, whatever it holds.
+    if (contentType === 'other') return [{ status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' }];
     const answers: Array<{ status: number; code?: string }> = [];
+    // application/json with odd parameters: read as JSON, or refused as not UTF-8 (415) or
+    // unreadable (400).
+    if (contentType === 'open') {
+      answers.push({ status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' });
+      answers.push({ status: 400, code: 'MALFORMED_JSON' });
+    }
     // RFC 8259 8.1: a parser may ignore a byte order mark, or refuse it.
     if (verdict.bom) answers.push({ status: 400, code: 'MALFORMED_JSON' });
     if (verdict.kind === 'refused')
@@ -1776,26 +1987,35 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
     return answers;
   }
 
-  /** Sends one body and checks the answer against docs/api.md's verdict on it. */
-  async function checkBody(operation: BodyOperation, text: string, count: Tally): Promise<void> {
+  /**
+   * Sends one body (as `contentType` says) and checks the answer against docs/api.md's verdict
+   * on it, and what it wrote.
+   */
+  async function checkBody(
+    operation: BodyOperation,
+    text: string,
+    count: Tally,
+    contentType: ContentTypeCase = JSON_CONTENT,
+  ): Promise<void> {
     count.runs++;
-    await operation.prepare?.();
+    const path = await operation.arrange(count.runs);
     const verdict = judgeBody(text, operation.rules);
-    const allowed = await allowedAnswers(operation, verdict);
+    const allowed = await allowedAnswers(operation, verdict, contentType.verdict);
     const before = await dataSnapshot(t.db);
-    const res = await sendUnlessRefused(() =>
-      t.http
-        .post(operation.path)
-        .set('Authorization', t.auth)
-        .set('Content-Type', 'application/json')
-        .send(text),
-    );
+    const readBefore = await operation.readBack?.(path);
+    const res = await sendUnlessRefused(() => {
+      const req = t.http[operation.method](path).set('Authorization', t.auth);
+      if (contentType.value !== undefined) req.set('Content-Type', contentType.value);
+      // Without a Content-Type, a Buffer, so that the client adds none of its own.
+      return req.send(contentType.value === undefined ? Buffer.from(text) : text);
+    });
     if (res === NOT_SENDABLE) {
       count.notSendable++;
       return;
     }
     countStatus(count, res);
     expectSaneAnswer(res);
+    for (const secret of operation.secrets?.() ?? []) expectSecretNotShown(res, secret);
     const answer = { status: res.status, code: res.body?.code as unknown };
     const matched = allowed.some(
       (a) => a.status === answer.status && (a.code === undefined || a.code === answer.code),
@@ -1808,10 +2028,17 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
     specOf(t, operation).check(operation.operationId, res);
 
     const after = await dataSnapshot(t.db);
+    const readAfter = await operation.readBack?.(path);
     if (res.status >= 400) {
       expectContractError(res, verdict.keys);
       expect(after).toEqual(before);
-      if (verdict.kind === 'refused' && verdict.fields.length > 0) {
+      expect(readAfter).toEqual(readBefore);
+      if (
+        verdict.kind === 'refused' &&
+        verdict.fields.length > 0 &&
+        res.status === verdict.status &&
+        res.body.code === verdict.code
+      ) {
         // docs/api.md: the message names the field (or the guard that refused it).
         const names = [...verdict.fields];
         if (verdict.keys.includes('__proto__')) names.push('__proto__');
@@ -1828,12 +2055,28 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
         });
       }
     } else {
-      expect(res.status).toBe(201);
-      const row = expectOneRowWritten(before, after, operation.table);
-      expect(before[operation.table]).not.toContainEqual(
-        expect.objectContaining({ id: (row as { id: string }).id }),
+      expect(SUCCESS_STATUSES).toContain(res.status);
+      // One row written, the one the answer is about: added by a post, changed (or left as it
+      // was) by a patch; nothing else anywhere.
+      const { table } = operation;
+      const id = String(res.body.id);
+      const others = (snapshot: Snapshot) =>
+        snapshot[table].filter((row) => (row as { id: string }).id !== id);
+      expectUnchangedBut(before, after, table);
+      expect(others(after)).toEqual(others(before));
+      const row = after[table].find((row) => (row as { id: string }).id === id);
+      const existed = before[table].length !== others(before).length;
+      expect({ id, written: row !== undefined, existed }).toEqual({
+        id,
+        written: true,
+        existed: operation.method === 'patch',
+      });
+      operation.checkSuccess(
+        (verdict as { value: Record<string, unknown> }).value,
+        res,
+        row,
+        readBefore && readAfter && { before: readBefore, after: readAfter },
       );
-      operation.checkCreated((verdict as { value: Record<string, unknown> }).value, res, [row]);
     }
     // The app runs in this process: a polluted prototype would show here.
     expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(prototypeKeysBefore);
@@ -1879,6 +2122,22 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
           assertOptions(RUNS.bodyStructure),
         );
         expect(count.sent).toBe(count.runs);
+      },
+    );
+  });
+
+  describe('bodies (valid key, any Content-Type)', () => {
+    it.each(bodyOperations)(
+      `$operationId: any Content-Type, or none, with bodies of its own fields: application/json is judged as those bodies are, any other media type answers 415 UNSUPPORTED_MEDIA_TYPE; a 4xx writes nothing (${RUNS.contentTypes} runs)`,
+      async (operation) => {
+        const count = tally(`${operation.operationId} content types`);
+        await fc.assert(
+          fc.asyncProperty(fieldBodies(operation.fields()), contentTypeCase, (text, contentType) =>
+            checkBody(operation, text, count, contentType),
+          ),
+          assertOptions(RUNS.contentTypes),
+        );
+        expect(count.sent).toBeGreaterThan(count.runs / 2);
       },
     );
   });

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { insertOrder } from './factories.js';
 import type { OpenApiValidator } from './openapi-validator.js';
 
-export type Method = 'get' | 'post' | 'delete';
+export type Method = 'get' | 'post' | 'patch' | 'delete';
 
 /** One operation of docs/api.md's table, with a request it answers successfully. */
 export interface ContractOperation {

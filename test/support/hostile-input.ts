@@ -387,6 +387,8 @@ type FieldCheck = 'ok' | 'bad' | 'open';
 export interface BodyRules {
   /** Each field's check; absent fields are checked with `undefined`. */
   fields: Record<string, (value: unknown) => FieldCheck>;
+  /** A body without any of the fields is refused (400 VALIDATION_FAILED): a change of nothing. */
+  nonEmpty?: true;
 }
 
 export function judgeBody(text: string, rules: BodyRules): BodyVerdict {
@@ -426,6 +428,9 @@ export function judgeBody(text: string, rules: BodyRules): BodyVerdict {
     if (verdict === 'open') open = true;
   }
   if (fields.length > 0) return refused(400, 'VALIDATION_FAILED', fields, keys);
+  if (rules.nonEmpty && !known.some((name) => Object.hasOwn(body, name))) {
+    return refused(400, 'VALIDATION_FAILED', known, keys);
+  }
   return { kind: open ? 'open' : 'accepted', value: body, keys };
 }
 
@@ -669,6 +674,33 @@ export const WEBHOOK_HOSTS: ReadonlyArray<readonly [written: string, verdict: 'o
   ['[2002:808:808::1]', 'ok'],
   ['localhost', 'bad'],
   ['hooks.invalid', 'bad'],
+  // The same addresses in the other spellings the URL parser reads as them: shortened,
+  // octal, hexadecimal and whole-number IPv4, a trailing dot, percent-encoded or full-width
+  // digits (not visible ASCII: refused as written), IPv6 written out or in capitals.
+  ['127.1', 'bad'],
+  ['0177.0.0.1', 'bad'],
+  ['0x7f000001', 'bad'],
+  ['017700000001', 'bad'],
+  ['127.0.0.1.', 'bad'],
+  ['0', 'bad'],
+  ['10.1', 'bad'],
+  ['3232235777', 'bad'],
+  ['0xa9.0xfe.0xa9.0xfe', 'bad'],
+  ['%31%32%37.0.0.1', 'bad'],
+  ['\uff11\uff12\uff17.\uff10.\uff10.\uff11', 'bad'],
+  ['LOCALHOST', 'bad'],
+  ['localhost.', 'bad'],
+  ['[0:0:0:0:0:0:0:1]', 'bad'],
+  ['[::]', 'bad'],
+  ['[0::1]', 'bad'],
+  ['[::ffff:7f00:1]', 'bad'],
+  ['[::FFFF:169.254.169.254]', 'bad'],
+  ['[FC00::1]', 'bad'],
+  ['[fe80::a:b]', 'bad'],
+  ['[0:0:0:0:0:ffff:c0a8:101]', 'bad'],
+  ['[64:ff9b::127.0.0.1]', 'bad'],
+  ['93.184.216.34.', 'ok'],
+  ['0x5d.0xb8.0xd8.0x22', 'ok'],
 ];
 
 /** The verdict on each host as the URL parser normalizes it (`0x7f.1` is 127.0.0.1). */
@@ -704,20 +736,66 @@ function checkWebhookUrl(value: unknown): FieldCheck {
   );
 }
 
+/** A subscription's `events`: a non-empty array of distinct event types. */
+const checkWebhookEvents = (value: unknown): FieldCheck =>
+  Array.isArray(value) &&
+  value.length > 0 &&
+  value.every((type) => WEBHOOK_EVENT_TYPES.includes(type as string)) &&
+  new Set(value).size === value.length
+    ? 'ok'
+    : 'bad';
+
 export const CREATE_WEBHOOK_RULES: BodyRules = {
   fields: {
     url: checkWebhookUrl,
-    // A non-empty array of distinct event types.
-    events: (value) =>
-      Array.isArray(value) &&
-      value.length > 0 &&
-      value.every((type) => WEBHOOK_EVENT_TYPES.includes(type as string)) &&
-      new Set(value).size === value.length
-        ? 'ok'
-        : 'bad',
+    events: checkWebhookEvents,
     description: optionalDescription,
   },
 };
+
+/** A field that may be left out; when given, `check` judges it. */
+const leftOutOr =
+  (check: (value: unknown) => FieldCheck) =>
+  (value: unknown): FieldCheck =>
+    value === undefined ? 'ok' : check(value);
+
+/**
+ * updateWebhook's body (docs/api.md, Webhooks): any of createWebhook's fields under its rules,
+ * `description: null` removing the description, and `enabled`, a boolean; null is a wrong type
+ * for all but `description`; an empty body is a 400.
+ */
+export const UPDATE_WEBHOOK_RULES: BodyRules = {
+  fields: {
+    url: leftOutOr(checkWebhookUrl),
+    events: leftOutOr(checkWebhookEvents),
+    description: (value) => (value === null ? 'ok' : optionalDescription(value)),
+    enabled: (value) => (value === undefined || typeof value === 'boolean' ? 'ok' : 'bad'),
+  },
+  nonEmpty: true,
+};
+
+/** How much of a secret's text counts as showing it: 96 bits of base64, 64 of hex. */
+const SECRET_PART = 16;
+
+/**
+ * The answer shows nothing of a subscription's signing secret (32 bytes), in its headers or
+ * body: not the `whsec_` form only createWebhook's answer shows (docs/api.md, Webhooks), its
+ * base64url or hex, nor any SECRET_PART characters of them in a row.
+ */
+export function expectSecretNotShown(res: Response, secret: Buffer): void {
+  const forms = ['base64', 'base64url', 'hex'] as const;
+  const parts = forms.flatMap((encoding) => {
+    const text = secret.toString(encoding);
+    return Array.from({ length: text.length - SECRET_PART + 1 }, (_, i) =>
+      text.slice(i, i + SECRET_PART),
+    );
+  });
+  const answer = `${JSON.stringify(res.headers)}\n${res.text}`;
+  expect({ status: res.status, shown: parts.filter((part) => answer.includes(part)) }).toEqual({
+    status: res.status,
+    shown: [],
+  });
+}
 
 // ---------------------------------------------------------------------------------------------
 // Headers
@@ -786,6 +864,7 @@ export const contentTypeCase: fc.Arbitrary<ContentTypeCase> = fc.oneof(
         fc.constant(undefined),
         fc.constantFrom(
           ...['', 'text/plain', 'text/json', 'application/jsonx', 'application/json-patch+json'],
+          ...['application/merge-patch+json'],
           ...['application/vnd.api+json', 'application/ld+json', 'application/*', '*/*', 'json'],
           ...['application/ json', 'application /json', 'application', 'application/xml'],
           ...['multipart/form-data; boundary=x', 'application/x-www-form-urlencoded'],
