@@ -10,6 +10,7 @@ import {
 } from '@opentelemetry/api';
 import type { NextFunction, Request, Response } from 'express';
 import { routeTemplate } from './route-template.js';
+import { unsampledRequestContext } from './trace-context.js';
 import { withoutApiKeys } from '../auth/api-key.js';
 
 /**
@@ -18,8 +19,9 @@ import { withoutApiKeys } from '../auth/api-key.js';
  * response and the request's event listeners on every request, sampled or not, and was the
  * largest share of what tracing cost (docs/performance.md, Tracing). Here the caller's
  * `traceparent`/`tracestate` are extracted, the sampler decides on the span's name alone, and
- * only a recorded span gets attributes; every request still runs in its span's context, so
- * its log lines, SQL, Redis calls and outbox rows name the trace, sampled or not.
+ * only a recorded span gets attributes and becomes the active span. A request the sampler
+ * dropped runs with its ids alone (unsampledRequestContext): its log lines and outbox rows
+ * still name the trace, and its SQL and Redis calls are not wrapped at all.
  *
  * Mounted first, with tracing on only. Probes and the metrics listener are not traced: they
  * would be most of the traces and mean nothing.
@@ -44,11 +46,11 @@ export function serverSpanMiddleware(): (
     if (span.isRecording()) {
       span.setAttributes(requestAttributes(request, url));
       response.once('close', () => endServerSpan(span, request, response));
+      context.with(trace.setSpan(caller, span), next);
     } else {
-      // Nothing to record; the context still carries the (unsampled) trace to what follows.
-      response.once('close', () => span.end());
+      // Nothing to record or to end: the request carries only its ids (trace-context.ts).
+      context.with(unsampledRequestContext(span.spanContext()), next);
     }
-    context.with(trace.setSpan(caller, span), next);
   };
 }
 
