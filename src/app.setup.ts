@@ -19,6 +19,7 @@ import { HTTP_LOGGER, type HttpLogger } from './logging/logging.module.js';
 import { httpMetricsMiddleware, httpRejectionCounter } from './metrics/http-metrics.js';
 import { MetricsService } from './metrics/metrics.service.js';
 import { RateLimiter } from './rate-limit/rate-limiter.js';
+import { serverSpanMiddleware } from './tracing/server-span.middleware.js';
 
 /**
  * Options for NestFactory.create. No global body parser: JSON bodies are read by
@@ -53,7 +54,9 @@ export async function configureApp(
     httpLogger.refused(rejection);
     countRejection?.(rejection.answer.status);
   });
-  // First, so every answer is measured, the ones refused by later middleware too.
+  // First, so that everything after runs in the request's span (its log line names the trace).
+  if (config.tracing) app.use(serverSpanMiddleware());
+  // Then, so every answer is measured, the ones refused by later middleware too.
   if (metrics.enabled) app.use(httpMetricsMiddleware(metrics));
   app.use(requestIdMiddleware);
   app.use(httpLogger.middleware);

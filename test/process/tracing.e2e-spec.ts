@@ -346,6 +346,12 @@ describe('tracing (real process, OTLP receiver)', () => {
     await new Promise((wait) => setTimeout(wait, 500));
     expect(otlp.trace(unsampled)).toEqual([]);
     expect(otlp.spans.filter((span) => span.name === 'GET /v1/store/orders')).toEqual([]);
+    // A request the sampler dropped still names its trace in its log line.
+    const line = JSON.parse(
+      service.stdout.find((entry) => entry.includes('"url":"/v2/categories"')) ?? '{}',
+    ) as { trace_id?: string; span_id?: string };
+    expect(line.trace_id).toBe(unsampled);
+    expect(line.span_id).toMatch(/^[0-9a-f]{16}$/);
   });
 
   it('respects the sampler variables: traceidratio at 0 keeps nothing, not even a sampled caller’s trace', async () => {
