@@ -9,6 +9,10 @@
  * median requests per second, the ratio with / without, the statements (round trips) per
  * request that PostgreSQL counted, and, with subscriptions, the deliveries sent per second, the
  * oldest pending delivery's age (sampled every SAMPLE_MS) and the pending ones at the end.
+ *
+ * BENCH_DISPATCH_ONLY=1 times the dispatcher alone and writes no results file;
+ * BENCH_CPU_PROF=<folder> does the same with the service writing its V8 CPU profile there
+ * (`--cpu-prof`). WEBHOOK_CONCURRENCY, when set, is handed to the service.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -107,11 +111,25 @@ async function main(): Promise<void> {
     await runNode(join(app, 'dist', 'database', 'migrate.cli.js'), env, workDir);
     await client.connect();
     const data = await seedBase(client);
+    const profiles = process.env.BENCH_CPU_PROF?.trim();
     service = await startProductionService({
       workDir,
       databaseUrl: db.url,
       apiKey: data.apiKey,
-      env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+      nodeArgs: profiles
+        ? [
+            '--cpu-prof',
+            `--cpu-prof-dir=${resolve(profiles)}`,
+            '--import',
+            join(app, 'dist', 'tracing', 'register.js'),
+          ]
+        : undefined,
+      env: {
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+        ...(process.env.WEBHOOK_CONCURRENCY
+          ? { WEBHOOK_CONCURRENCY: process.env.WEBHOOK_CONCURRENCY }
+          : {}),
+      },
     });
     const server = service;
     const headers = {
@@ -230,6 +248,12 @@ async function main(): Promise<void> {
     await place(); // warm-up
     process.stderr.write(`dispatcher alone: ${DISPATCH_BACKLOG} deliveries …\n`);
     const alone = await dispatchAlone();
+    if (profiles || process.env.BENCH_DISPATCH_ONLY === '1') {
+      process.stdout.write(
+        `dispatcher alone: ${JSON.stringify({ ...alone, statements: undefined })}\n`,
+      );
+      return;
+    }
     for (let round = 1; round <= ROUNDS; round++) {
       for (const mode of ['off', 'on'] as const) {
         await setSubscriptions(mode === 'on' ? SUBSCRIPTIONS : 0);

@@ -34,9 +34,10 @@ const RECORD_BATCH_MAX = 500;
  * (every WEBHOOK_POLL_INTERVAL_MS, 500 ms by default, so a first attempt starts within 2 s) and
  * claims them with FOR UPDATE SKIP LOCKED, so two instances never make the same attempt.
  * Polling alone, no LISTEN: it works through a transaction-pooling PgBouncer. At shutdown it
- * stops claiming and waits for the attempts in flight (each ends within WEBHOOK_TIMEOUT_MS),
- * then closes its kept-alive connections to receivers; an attempt cut off by a crash is retried
- * once its claim runs out.
+ * stops claiming, waits for the attempts in flight (each ends within WEBHOOK_TIMEOUT_MS) and
+ * records them, then closes its kept-alive connections to receivers; an attempt cut off by a
+ * crash is retried once its claim runs out. Claims and records are batched
+ * (docs/webhooks.md, How it works).
  */
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
