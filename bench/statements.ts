@@ -28,16 +28,21 @@ export function isBackground(query: string): boolean {
   return BACKGROUND.some((pattern) => pattern.test(query));
 }
 
+/** Put inside a statement the harness sends while it counts, to leave it out of the counts. */
+export const HARNESS_STATEMENT = '/* bench harness */';
+
 /**
  * Null when pg_stat_statements is not loaded on the server. The harness's own reads (this one,
- * and postgres-cpu.ts's of pg_stat_activity, which the service never sends) are left out.
+ * postgres-cpu.ts's of pg_stat_activity, which the service never sends, and those marked
+ * HARNESS_STATEMENT) are left out.
  */
 export async function snapshotStatements(client: pg.Client): Promise<StatementSnapshot | null> {
   try {
     const { rows } = await client.query<{ queryid: string; query: string; calls: string }>(
       `SELECT queryid::text, query, calls FROM pg_stat_statements
        WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-         AND query NOT LIKE '%pg_stat_statements%' AND query NOT LIKE '%pg_stat_activity%'`,
+         AND query NOT LIKE '%pg_stat_statements%' AND query NOT LIKE '%pg_stat_activity%'
+         AND query NOT LIKE '%${HARNESS_STATEMENT}%'`,
     );
     return new Map(
       rows.map((row) => [row.queryid, { query: row.query, calls: Number(row.calls) }]),

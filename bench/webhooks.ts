@@ -1,10 +1,18 @@
 /**
- * npm run bench:webhooks — what events cost the operations that emit them. The built service
- * (production settings: service.ts) runs placeOrder and cancelOrder with no webhook
- * subscription (the outbox CTE inserts nothing), then with three subscriptions to every event
- * (three deliveries per change, and the dispatcher sending them to a local receiver),
- * alternating, three rounds each; the report gives the median requests per second, the ratio
- * with / without, and the statements (round trips) per request that PostgreSQL counted.
+ * npm run bench:webhooks — what events cost the operations that emit them, and whether the
+ * dispatcher keeps up. The built service (production settings: service.ts) first sends
+ * DISPATCH_BACKLOG pending deliveries, otherwise idle, to a local receiver that answers at once
+ * (deliveries per second, its CPU and statements per delivery, connections the receiver saw).
+ * Then it runs placeOrder and cancelOrder with no webhook subscription (the outbox CTE inserts
+ * nothing), then with three subscriptions to every event (three deliveries per change, and the
+ * dispatcher sending them meanwhile), alternating, three rounds each; the report gives the
+ * median requests per second, the ratio with / without, the statements (round trips) per
+ * request that PostgreSQL counted, and, with subscriptions, the deliveries sent per second, the
+ * oldest pending delivery's age (sampled every SAMPLE_MS) and the pending ones at the end.
+ *
+ * BENCH_DISPATCH_ONLY=1 times the dispatcher alone and writes no results file;
+ * BENCH_CPU_PROF=<folder> does the same with the service writing its V8 CPU profile there
+ * (`--cpu-prof`). WEBHOOK_CONCURRENCY, when set, is handed to the service.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -19,7 +27,10 @@ import { seedBase } from './seed.js';
 import { median, startProductionService } from './service.js';
 import {
   describeStatements,
+  HARNESS_STATEMENT,
   measureLoad,
+  snapshotStatements,
+  statementsBetween,
   type Measured,
   type StatementCost,
 } from './statements.js';
@@ -30,15 +41,67 @@ const CONNECTIONS = 20;
 const SUBSCRIPTIONS = 3;
 /** Pending orders made ready for each cancel run (more than a run can cancel). */
 const CANCELLABLE = 60_000;
+/** Pending deliveries the dispatcher alone is timed on. */
+const DISPATCH_BACKLOG = Number(process.env.BENCH_DISPATCH_BACKLOG ?? 10_000);
+/** How often the oldest pending delivery's age is sampled during a run with subscriptions. */
+const SAMPLE_MS = 250;
+
+/** How a run with subscriptions kept up: deliveries sent, and the backlog through the run. */
+interface Backlog {
+  deliveredPerSecond: number;
+  maxOldestAgeS: number;
+  pendingAtEnd: number;
+}
+
+/** Reads the backlog every SAMPLE_MS while `run` lasts. */
+async function sampleBacklog<T>(
+  client: pg.Client,
+  run: () => Promise<T>,
+): Promise<{ result: T; backlog: Backlog }> {
+  const read = async () => {
+    const { rows } = await client.query<{ pending: number; age: number | null; done: number }>(
+      `SELECT ${HARNESS_STATEMENT} count(*) FILTER (WHERE status = 'pending')::int AS pending,
+              extract(epoch FROM now() - min(created_at) FILTER (WHERE status = 'pending'))::float8 AS age,
+              count(*) FILTER (WHERE status = 'succeeded')::int AS done
+       FROM webhook_deliveries`,
+    );
+    return rows[0];
+  };
+  const start = await read();
+  const started = performance.now();
+  let maxOldestAgeS = start.age ?? 0;
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      await new Promise((wait) => setTimeout(wait, SAMPLE_MS));
+      maxOldestAgeS = Math.max(maxOldestAgeS, (await read()).age ?? 0);
+    }
+  })();
+  const result = await run();
+  sampling = false;
+  await sampler;
+  const end = await read();
+  const seconds = (performance.now() - started) / 1000;
+  return {
+    result,
+    backlog: {
+      deliveredPerSecond: (end.done - start.done) / seconds,
+      maxOldestAgeS: Math.max(maxOldestAgeS, end.age ?? 0),
+      pendingAtEnd: end.pending,
+    },
+  };
+}
 
 async function main(): Promise<void> {
   const app = resolve('.');
   const workDir = await mkdtemp(join(tmpdir(), 'petstore-bench-webhooks-'));
   const db = await openBenchDatabase(workDir, { statementStats: true });
+  let receiverConnections = 0;
   const receiver = createServer((request, response) => {
     request.resume();
     request.on('end', () => response.writeHead(204).end());
   });
+  receiver.on('connection', () => receiverConnections++);
   await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
   const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
   const env = { PATH: process.env.PATH ?? '', DATABASE_URL: db.url };
@@ -48,11 +111,25 @@ async function main(): Promise<void> {
     await runNode(join(app, 'dist', 'database', 'migrate.cli.js'), env, workDir);
     await client.connect();
     const data = await seedBase(client);
+    const profiles = process.env.BENCH_CPU_PROF?.trim();
     service = await startProductionService({
       workDir,
       databaseUrl: db.url,
       apiKey: data.apiKey,
-      env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+      nodeArgs: profiles
+        ? [
+            '--cpu-prof',
+            `--cpu-prof-dir=${resolve(profiles)}`,
+            '--import',
+            join(app, 'dist', 'tracing', 'register.js'),
+          ]
+        : undefined,
+      env: {
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+        ...(process.env.WEBHOOK_CONCURRENCY
+          ? { WEBHOOK_CONCURRENCY: process.env.WEBHOOK_CONCURRENCY }
+          : {}),
+      },
     });
     const server = service;
     const headers = {
@@ -116,19 +193,83 @@ async function main(): Promise<void> {
       }
     };
 
+    /**
+     * The dispatcher alone: DISPATCH_BACKLOG deliveries made due at once (one subscription),
+     * timed until none is pending; the service's CPU and statements per delivery.
+     */
+    const dispatchAlone = async () => {
+      await setSubscriptions(1);
+      const payload = JSON.stringify({
+        id: 'evt_bench',
+        type: 'order.placed',
+        createdAt: new Date().toISOString(),
+        data: { id: 1, petId, quantity: 1, complete: false, status: 'placed' },
+      });
+      const statementsBefore = await snapshotStatements(client);
+      const cpuBefore = server.cpuMs() ?? 0;
+      const connectionsBefore = receiverConnections;
+      const started = performance.now();
+      await client.query(
+        `INSERT INTO webhook_deliveries (subscription_id, event_id, event_type, payload, next_attempt_at)
+         SELECT ${HARNESS_STATEMENT} (SELECT min(id) FROM webhook_subscriptions), 'evt_bench_' || i, 'order.placed', $1, now()
+         FROM generate_series(1, $2::int) i`,
+        [payload, DISPATCH_BACKLOG],
+      );
+      for (;;) {
+        const { rows } = await client.query<{ pending: number }>(
+          `SELECT ${HARNESS_STATEMENT} count(*)::int AS pending FROM webhook_deliveries WHERE status = 'pending'`,
+        );
+        if (rows[0].pending === 0) break;
+        if (performance.now() - started > 600_000) throw new Error('the dispatcher did not finish');
+        await new Promise((wait) => setTimeout(wait, 50));
+      }
+      const seconds = (performance.now() - started) / 1000;
+      const cost = statementsBetween(
+        statementsBefore,
+        await snapshotStatements(client),
+        DISPATCH_BACKLOG,
+      );
+      return {
+        perSecond: DISPATCH_BACKLOG / seconds,
+        cpuUsPerDelivery: (((server.cpuMs() ?? 0) - cpuBefore) * 1000) / DISPATCH_BACKLOG,
+        statementsPerDelivery: cost ? cost.perRequest + cost.backgroundPerRequest : null,
+        statements: cost,
+        connections: receiverConnections - connectionsBefore,
+      };
+    };
+
     const results: Record<string, Record<'off' | 'on', Measured[]>> = {
       placeOrder: { off: [], on: [] },
       cancelOrder: { off: [], on: [] },
     };
+    const backlogs: Record<string, Backlog[]> = { placeOrder: [], cancelOrder: [] };
     const load = loadavg()[0];
     await setSubscriptions(0);
     await place(); // warm-up
+    process.stderr.write(`dispatcher alone: ${DISPATCH_BACKLOG} deliveries …\n`);
+    const alone = await dispatchAlone();
+    if (profiles || process.env.BENCH_DISPATCH_ONLY === '1') {
+      process.stdout.write(
+        `dispatcher alone: ${JSON.stringify({ ...alone, statements: undefined })}\n`,
+      );
+      return;
+    }
     for (let round = 1; round <= ROUNDS; round++) {
       for (const mode of ['off', 'on'] as const) {
         await setSubscriptions(mode === 'on' ? SUBSCRIPTIONS : 0);
         process.stderr.write(`round ${round}, webhooks ${mode}: placeOrder, cancelOrder …\n`);
-        results.placeOrder[mode].push(await place());
-        results.cancelOrder[mode].push(await cancel());
+        for (const [operation, run] of [
+          ['placeOrder', place],
+          ['cancelOrder', cancel],
+        ] as const) {
+          if (mode === 'off') {
+            results[operation].off.push(await run());
+          } else {
+            const { result, backlog } = await sampleBacklog(client, run);
+            results[operation].on.push(result);
+            backlogs[operation].push(backlog);
+          }
+        }
       }
     }
     const { rows: sent } = await client.query<{ status: string; n: string }>(
@@ -137,13 +278,18 @@ async function main(): Promise<void> {
 
     const date = new Date().toISOString().slice(0, 10);
     const lines = [
-      `# What events cost placeOrder and cancelOrder (${date})`,
+      `# What events cost placeOrder and cancelOrder, and whether the dispatcher keeps up (${date})`,
       '',
       `Built service, production settings (rate limiter on at 1 000 000/min, request logs at info to a file); ` +
         `PostgreSQL ${db.version} (${db.server}). Webhooks on = ${SUBSCRIPTIONS} subscriptions to every event ` +
         `(each change inserts ${SUBSCRIPTIONS} deliveries; the dispatcher sends them meanwhile). ${ROUNDS} alternating ` +
         `rounds of ${DURATION_S} s, ${CONNECTIONS} connections; medians. Load average ${load.toFixed(2)} at the ` +
         `start, ${loadavg()[0].toFixed(2)} at the end.`,
+      '',
+      `Dispatcher alone (${DISPATCH_BACKLOG} due deliveries, one subscription, a receiver answering 204 at once): ` +
+        `**${alone.perSecond.toFixed(0)} deliveries/s**, ${alone.cpuUsPerDelivery.toFixed(0)} µs of the service's CPU per delivery, ` +
+        `${alone.statementsPerDelivery === null ? '—' : alone.statementsPerDelivery.toFixed(2)} statements per delivery, ` +
+        `${alone.connections} connections opened to the receiver. Statements: ${describeStatements(alone.statements)}`,
       '',
       '| operation | req/s off | req/s on | ratio on/off | p50 ms off | p50 ms on | statements/req off | statements/req on | background/req on | errors |',
       '| --- | --: | --: | --: | --: | --: | --: | --: | --: | --: |',
@@ -169,6 +315,21 @@ async function main(): Promise<void> {
           `- ${operation}, webhooks ${mode}: ${describeStatements(modes[mode].at(-1)?.statements)}`,
         );
       }
+    }
+    lines.push(
+      '',
+      'With subscriptions, while the writes saturate the service: deliveries sent per second, the oldest pending',
+      `delivery's age (maximum of samples every ${SAMPLE_MS} ms) and the deliveries pending at the end, medians of the rounds:`,
+      '',
+      '| operation | deliveries/s | deliveries/s per change/s | max oldest pending age s | pending at the end |',
+      '| --- | --: | --: | --: | --: |',
+    );
+    for (const [operation, rounds] of Object.entries(backlogs)) {
+      const of = (pick: (b: Backlog) => number) => median(rounds.map(pick));
+      const changes = median(results[operation].on.map((m) => m.load.requestsPerSecond));
+      lines.push(
+        `| ${operation} | ${of((b) => b.deliveredPerSecond).toFixed(0)} | ${(of((b) => b.deliveredPerSecond) / changes).toFixed(2)} | ${of((b) => b.maxOldestAgeS).toFixed(1)} | ${of((b) => b.pendingAtEnd)} |`,
+      );
     }
     lines.push(
       '',

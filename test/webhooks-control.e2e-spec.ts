@@ -676,4 +676,60 @@ describe('webhooks that receivers and operators can run (e2e)', () => {
       expectErrorResponse(await call.get(id), 404, 'WEBHOOK_NOT_FOUND');
     });
   });
+  describe('connections and recording under load', () => {
+    it('sends several deliveries to one receiver over one kept-alive connection, counted', async () => {
+      const reusedBefore = await metric('petstore_webhook_connections_reused_total');
+      await subscribe();
+      for (let k = 0; k < 5; k++) {
+        await call.place().expect(201);
+        await receiver.waitFor(k + 1);
+      }
+      // One connection at most: the one opened for the first (or kept from the test before).
+      expect(receiver.connections).toBeLessThanOrEqual(1);
+      expect(await metric('petstore_webhook_connections_reused_total')).toBeGreaterThanOrEqual(
+        reusedBefore + 4,
+      );
+      expect(await metric('petstore_webhook_connections_opened_total')).toBeGreaterThanOrEqual(1);
+    });
+
+    it('records attempts that end together, each in its attempt log', async () => {
+      const { id } = await subscribe();
+      let release: () => void = () => undefined;
+      const released = new Promise<number>((answer) => (release = () => answer(204)));
+      receiver.answer = () => released;
+      for (let k = 0; k < 4; k++) await call.place().expect(201);
+      await receiver.waitFor(4);
+      release();
+      await eventually(async () =>
+        (await call.deliveries(id)).every((delivery) => delivery.status === 'succeeded'),
+      );
+      for (const delivery of await call.deliveries(id)) {
+        const read = (await call.delivery(id, delivery.eventId).expect(200)).body as {
+          attemptLog: Array<{ responseStatus: number; error: string | null }>;
+        };
+        expect(read.attemptLog).toEqual([
+          expect.objectContaining({ responseStatus: 204, error: null }),
+        ]);
+      }
+    });
+
+    it('disables once when several attempts that end together answer 410', async () => {
+      const before = await metric('petstore_webhook_subscriptions_disabled_total{reason="gone"}');
+      const { id } = await subscribe();
+      let release: () => void = () => undefined;
+      const released = new Promise<number>((answer) => (release = () => answer(410)));
+      receiver.answer = () => released;
+      for (let k = 0; k < 4; k++) await call.place().expect(201);
+      await receiver.waitFor(4);
+      release();
+      await eventually(async () => (await call.get(id)).body.enabled === false);
+      expect((await call.get(id).expect(200)).body).toMatchObject({ disabledReason: 'gone' });
+      await eventually(async () =>
+        (await call.deliveries(id)).every((delivery) => delivery.status === 'failed'),
+      );
+      expect(await metric('petstore_webhook_subscriptions_disabled_total{reason="gone"}')).toBe(
+        before + 1,
+      );
+    });
+  });
 });

@@ -303,19 +303,35 @@ const SNAPSHOTS: Snapshot[] = [
         made: webhookDeliveryStatements.claimDue(16, 30000),
       },
       {
-        builder: 'recordAttempt',
-        title: 'an attempt failed, retried later',
-        made: webhookDeliveryStatements.recordAttempt(
-          '99',
-          2,
-          'pending',
-          {
-            ok: false,
-            responseStatus: 503,
-            durationMs: 120,
-            error: 'HTTP 503',
-            retryInMs: 30000,
-          },
+        builder: 'recordAttempts',
+        title: 'a batch of attempts: one succeeded, one failed and retried later',
+        made: webhookDeliveryStatements.recordAttempts(
+          [
+            {
+              deliveryId: '98',
+              attempt: 1,
+              status: 'succeeded',
+              outcome: {
+                ok: true,
+                responseStatus: 204,
+                durationMs: 3,
+                error: null,
+                retryInMs: null,
+              },
+            },
+            {
+              deliveryId: '99',
+              attempt: 2,
+              status: 'pending',
+              outcome: {
+                ok: false,
+                responseStatus: 503,
+                durationMs: 120,
+                error: 'HTTP 503',
+                retryInMs: 30000,
+              },
+            },
+          ],
           432000,
         ),
       },

@@ -41,47 +41,67 @@ SELECT c.id, c.event_id AS "eventId", c.event_type AS "eventType", c.payload,
          AS "previousSecret", c.traceparent
 FROM claimed c JOIN webhook_subscriptions s ON s.id = c.subscription_id;
 
--- recordAttempt: an attempt failed, retried later
--- parameters: "99", 2, "pending", 503, 30000, "failed", 120, "HTTP 503", 432000
-WITH verdict AS (
-  SELECT s.id, s.failing_since,
-    CASE WHEN $3::text = 'succeeded' THEN NULL
-         WHEN $4::int = 410 THEN 'gone'
-         WHEN $9::int > 0 AND s.failing_since <= now() - make_interval(secs => $9::int)
-           THEN 'failing'
-    END AS reason
-  FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
-  WHERE d.id = $1 AND d.attempts = $2 AND d.status = 'pending' AND s.enabled
-  FOR UPDATE OF s
+-- recordAttempts: a batch of attempts: one succeeded, one failed and retried later
+-- parameters: ["98", "99"], [1, 2], ["succeeded", "pending"], [204, 503], [0, 30000], [3, 120], [NULL, "HTTP 503"], 432000
+WITH outcome AS (
+  SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::int[], $5::float8[],
+                       $6::int[], $7::text[]) WITH ORDINALITY
+    AS o(id, attempt, status, response_status, retry_in_ms, duration_ms, error, seq)
+), current AS (
+  SELECT o.*, d.subscription_id
+  FROM outcome o JOIN webhook_deliveries d
+    ON d.id = o.id AND d.attempts = o.attempt AND d.status = 'pending'
+), locked AS (
+  SELECT s.id, s.failing_since FROM webhook_subscriptions s
+  WHERE s.id IN (SELECT subscription_id FROM current) AND s.enabled
+  ORDER BY s.id
+  FOR UPDATE
+), verdict AS (
+  SELECT l.id, l.failing_since,
+    CASE WHEN bool_or(c.status <> 'succeeded' AND c.response_status = 410) THEN 'gone'
+         WHEN $8::int > 0 AND (array_agg(c.status ORDER BY c.seq))[1] <> 'succeeded'
+           AND l.failing_since <= now() - make_interval(secs => $8::int) THEN 'failing'
+    END AS reason,
+    CASE WHEN (array_agg(c.status ORDER BY c.seq DESC))[1] = 'succeeded' THEN NULL
+         WHEN bool_or(c.status = 'succeeded') THEN now()
+         ELSE coalesce(l.failing_since, now())
+    END AS failing_since_after
+  FROM locked l JOIN current c ON c.subscription_id = l.id
+  GROUP BY l.id, l.failing_since
 ), delivery AS (
-  UPDATE webhook_deliveries
-  SET status = CASE WHEN (SELECT reason FROM verdict) IS NULL THEN $3::text ELSE 'failed' END,
-      claimed_until = NULL, last_response_status = $4,
-      next_attempt_at = CASE WHEN $3::text = 'pending' AND (SELECT reason FROM verdict) IS NULL
-        THEN now() + make_interval(secs => $5::double precision / 1000) END
-  WHERE id = $1 AND attempts = $2 AND status = 'pending'
+  UPDATE webhook_deliveries d
+  SET status = CASE WHEN v.reason IS NOT NULL AND c.status <> 'succeeded' THEN 'failed'
+                    ELSE c.status END,
+      claimed_until = NULL, last_response_status = c.response_status,
+      next_attempt_at = CASE WHEN c.status = 'pending' AND v.reason IS NULL
+        THEN now() + make_interval(secs => c.retry_in_ms / 1000) END
+  FROM current c LEFT JOIN verdict v ON v.id = c.subscription_id
+  WHERE d.id = c.id AND d.attempts = c.attempt AND d.status = 'pending'
 ), subscription AS (
   UPDATE webhook_subscriptions s
-  SET failing_since = CASE WHEN $3::text = 'succeeded' THEN NULL
-                           ELSE coalesce(s.failing_since, now()) END,
+  SET failing_since = v.failing_since_after,
       enabled = v.reason IS NULL,
       disabled_at = CASE WHEN v.reason IS NOT NULL THEN now() END,
       disabled_reason = v.reason
   FROM verdict v
   WHERE s.id = v.id
-    AND (v.reason IS NOT NULL OR (v.failing_since IS NULL) <> ($3::text = 'succeeded'))
+    AND (v.reason IS NOT NULL OR v.failing_since IS DISTINCT FROM v.failing_since_after)
   RETURNING s.id, v.reason
 ), failed AS (
   UPDATE webhook_deliveries
   SET status = 'failed', next_attempt_at = NULL, claimed_until = NULL
   WHERE subscription_id IN (SELECT id FROM verdict WHERE reason IS NOT NULL)
-    AND status = 'pending' AND id <> $1
+    AND status = 'pending' AND id NOT IN (SELECT id FROM current)
 ), attempt AS (
-  UPDATE webhook_attempts
-  SET outcome = $6, duration_ms = $7, response_status = $4, error = left($8, 200)
-  WHERE delivery_id = $1 AND attempt = $2 AND outcome IS NULL
+  UPDATE webhook_attempts a
+  SET outcome = CASE WHEN o.status = 'succeeded' THEN 'succeeded' ELSE 'failed' END,
+      duration_ms = o.duration_ms, response_status = o.response_status,
+      error = left(o.error, 200)
+  FROM outcome o
+  WHERE a.delivery_id = o.id AND a.attempt = o.attempt AND a.outcome IS NULL
 )
-SELECT reason AS "disabledReason" FROM subscription WHERE reason IS NOT NULL;
+SELECT id AS "subscriptionId", reason AS "disabledReason" FROM subscription
+WHERE reason IS NOT NULL;
 
 -- pendingBacklog: the backlog metrics
 SELECT count(*)::int AS count,

@@ -1,6 +1,15 @@
 import type { Statement } from '../database/statement.js';
 import type { AttemptOutcome } from './webhook-delivery.repository.js';
 
+/** One attempt to record: its delivery, its number, what comes next and how it went. */
+export interface RecordedAttempt {
+  deliveryId: string;
+  attempt: number;
+  /** succeeded, pending (a retry in outcome.retryInMs) or failed for good. */
+  status: 'succeeded' | 'pending' | 'failed';
+  outcome: AttemptOutcome;
+}
+
 /*
  * The dispatcher's statements, built without Nest or TypeORM: WebhookDeliveryRepository runs
  * them, and src/webhooks/webhook-delivery-statements.sql keeps the SQL they make for review
@@ -60,70 +69,85 @@ export const webhookDeliveryStatements = {
   },
 
   /**
-   * Records attempt `attempt` of delivery `deliveryId` and what comes next: `status` succeeded,
-   * pending (a retry in `retryInMs`) or failed. Only while this attempt still holds the claim:
-   * if its claim ran out and another instance took the delivery over, that one's attempt
-   * decides. Its subscription's failing clock starts at a failure and stops at a success; a
-   * failure disables the subscription (`gone` on a 410; `failing` once the clock has run
-   * `disableAfterSeconds`, 0 never), and fails its other pending deliveries. Answers the
-   * reason when it disabled it.
+   * Records a batch of attempts (`attempts`, in the order they ended) and what comes next for
+   * each delivery: succeeded, pending (a retry in `retryInMs`) or failed. Each only while its
+   * attempt still holds the claim: if its claim ran out and another instance took the delivery
+   * over, that one's attempt decides. The subscriptions concerned are locked in id order (no
+   * deadlock between instances), and for each, as if its attempts were recorded one by one:
+   * its failing clock stops at a success and starts at a failure; a failure disables it (`gone`
+   * on a 410; `failing` when its first attempt here failed and the clock had already run
+   * `disableAfterSeconds`, 0 never), which fails its other pending deliveries (a delivery that
+   * succeeded stays succeeded). Answers the subscriptions it disabled, with the reason.
    */
-  recordAttempt(
-    deliveryId: string,
-    attempt: number,
-    status: 'succeeded' | 'pending' | 'failed',
-    outcome: AttemptOutcome,
-    disableAfterSeconds: number,
-  ): Statement {
+  recordAttempts(attempts: readonly RecordedAttempt[], disableAfterSeconds: number): Statement {
     return {
-      sql: `WITH verdict AS (
-         SELECT s.id, s.failing_since,
-           CASE WHEN $3::text = 'succeeded' THEN NULL
-                WHEN $4::int = 410 THEN 'gone'
-                WHEN $9::int > 0 AND s.failing_since <= now() - make_interval(secs => $9::int)
-                  THEN 'failing'
-           END AS reason
-         FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
-         WHERE d.id = $1 AND d.attempts = $2 AND d.status = 'pending' AND s.enabled
-         FOR UPDATE OF s
+      sql: `WITH outcome AS (
+         SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::int[], $5::float8[],
+                              $6::int[], $7::text[]) WITH ORDINALITY
+           AS o(id, attempt, status, response_status, retry_in_ms, duration_ms, error, seq)
+       ), current AS (
+         SELECT o.*, d.subscription_id
+         FROM outcome o JOIN webhook_deliveries d
+           ON d.id = o.id AND d.attempts = o.attempt AND d.status = 'pending'
+       ), locked AS (
+         SELECT s.id, s.failing_since FROM webhook_subscriptions s
+         WHERE s.id IN (SELECT subscription_id FROM current) AND s.enabled
+         ORDER BY s.id
+         FOR UPDATE
+       ), verdict AS (
+         SELECT l.id, l.failing_since,
+           CASE WHEN bool_or(c.status <> 'succeeded' AND c.response_status = 410) THEN 'gone'
+                WHEN $8::int > 0 AND (array_agg(c.status ORDER BY c.seq))[1] <> 'succeeded'
+                  AND l.failing_since <= now() - make_interval(secs => $8::int) THEN 'failing'
+           END AS reason,
+           CASE WHEN (array_agg(c.status ORDER BY c.seq DESC))[1] = 'succeeded' THEN NULL
+                WHEN bool_or(c.status = 'succeeded') THEN now()
+                ELSE coalesce(l.failing_since, now())
+           END AS failing_since_after
+         FROM locked l JOIN current c ON c.subscription_id = l.id
+         GROUP BY l.id, l.failing_since
        ), delivery AS (
-         UPDATE webhook_deliveries
-         SET status = CASE WHEN (SELECT reason FROM verdict) IS NULL THEN $3::text ELSE 'failed' END,
-             claimed_until = NULL, last_response_status = $4,
-             next_attempt_at = CASE WHEN $3::text = 'pending' AND (SELECT reason FROM verdict) IS NULL
-               THEN now() + make_interval(secs => $5::double precision / 1000) END
-         WHERE id = $1 AND attempts = $2 AND status = 'pending'
+         UPDATE webhook_deliveries d
+         SET status = CASE WHEN v.reason IS NOT NULL AND c.status <> 'succeeded' THEN 'failed'
+                           ELSE c.status END,
+             claimed_until = NULL, last_response_status = c.response_status,
+             next_attempt_at = CASE WHEN c.status = 'pending' AND v.reason IS NULL
+               THEN now() + make_interval(secs => c.retry_in_ms / 1000) END
+         FROM current c LEFT JOIN verdict v ON v.id = c.subscription_id
+         WHERE d.id = c.id AND d.attempts = c.attempt AND d.status = 'pending'
        ), subscription AS (
          UPDATE webhook_subscriptions s
-         SET failing_since = CASE WHEN $3::text = 'succeeded' THEN NULL
-                                  ELSE coalesce(s.failing_since, now()) END,
+         SET failing_since = v.failing_since_after,
              enabled = v.reason IS NULL,
              disabled_at = CASE WHEN v.reason IS NOT NULL THEN now() END,
              disabled_reason = v.reason
          FROM verdict v
          WHERE s.id = v.id
-           AND (v.reason IS NOT NULL OR (v.failing_since IS NULL) <> ($3::text = 'succeeded'))
+           AND (v.reason IS NOT NULL OR v.failing_since IS DISTINCT FROM v.failing_since_after)
          RETURNING s.id, v.reason
        ), failed AS (
          UPDATE webhook_deliveries
          SET status = 'failed', next_attempt_at = NULL, claimed_until = NULL
          WHERE subscription_id IN (SELECT id FROM verdict WHERE reason IS NOT NULL)
-           AND status = 'pending' AND id <> $1
+           AND status = 'pending' AND id NOT IN (SELECT id FROM current)
        ), attempt AS (
-         UPDATE webhook_attempts
-         SET outcome = $6, duration_ms = $7, response_status = $4, error = left($8, 200)
-         WHERE delivery_id = $1 AND attempt = $2 AND outcome IS NULL
+         UPDATE webhook_attempts a
+         SET outcome = CASE WHEN o.status = 'succeeded' THEN 'succeeded' ELSE 'failed' END,
+             duration_ms = o.duration_ms, response_status = o.response_status,
+             error = left(o.error, 200)
+         FROM outcome o
+         WHERE a.delivery_id = o.id AND a.attempt = o.attempt AND a.outcome IS NULL
        )
-       SELECT reason AS "disabledReason" FROM subscription WHERE reason IS NOT NULL`,
+       SELECT id AS "subscriptionId", reason AS "disabledReason" FROM subscription
+       WHERE reason IS NOT NULL`,
       params: [
-        deliveryId,
-        attempt,
-        status,
-        outcome.responseStatus,
-        outcome.retryInMs ?? 0,
-        outcome.ok ? 'succeeded' : 'failed',
-        outcome.durationMs,
-        outcome.error,
+        attempts.map((a) => a.deliveryId),
+        attempts.map((a) => a.attempt),
+        attempts.map((a) => a.status),
+        attempts.map((a) => a.outcome.responseStatus),
+        attempts.map((a) => a.outcome.retryInMs ?? 0),
+        attempts.map((a) => a.outcome.durationMs),
+        attempts.map((a) => a.outcome.error),
         disableAfterSeconds,
       ],
     };

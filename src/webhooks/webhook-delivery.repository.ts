@@ -68,22 +68,28 @@ export class WebhookDeliveryRepository {
   }
 
   /**
-   * Records an attempt's outcome and what comes next: succeeded, a retry at its time, or
-   * failed. Only while this attempt still holds the claim: if its claim ran out and another
-   * instance took the delivery over, that instance's attempt decides. A failure may disable
-   * the subscription (a 410, or failing for `disableAfterSeconds`): the reason is answered then.
+   * Records attempts' outcomes, in one statement, and what comes next for each delivery:
+   * succeeded, a retry at its time, or failed. Each only while its attempt still holds the
+   * claim: if its claim ran out and another instance took the delivery over, that instance's
+   * attempt decides. Failures may disable subscriptions (a 410, or failing for
+   * `disableAfterSeconds`): those are answered, with the reason.
    */
-  async recordAttempt(
-    delivery: ClaimedDelivery,
-    outcome: AttemptOutcome,
+  async recordAttempts(
+    attempts: ReadonlyArray<{ delivery: ClaimedDelivery; outcome: AttemptOutcome }>,
     disableAfterSeconds: number,
-  ): Promise<DisabledReason | null> {
-    const status = outcome.ok ? 'succeeded' : outcome.retryInMs === null ? 'failed' : 'pending';
-    const rows = await runStatement<{ disabledReason: DisabledReason }>(
+  ): Promise<Array<{ subscriptionId: string; disabledReason: DisabledReason }>> {
+    return runStatement<{ subscriptionId: string; disabledReason: DisabledReason }>(
       this.dataSource,
-      statements.recordAttempt(delivery.id, delivery.attempt, status, outcome, disableAfterSeconds),
+      statements.recordAttempts(
+        attempts.map(({ delivery, outcome }) => ({
+          deliveryId: delivery.id,
+          attempt: delivery.attempt,
+          status: outcome.ok ? 'succeeded' : outcome.retryInMs === null ? 'failed' : 'pending',
+          outcome,
+        })),
+        disableAfterSeconds,
+      ),
     );
-    return rows[0]?.disabledReason ?? null;
   }
 
   /** How many deliveries are pending, and how old the oldest is (for the metrics). */

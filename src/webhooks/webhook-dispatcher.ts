@@ -11,6 +11,7 @@ import {
   type AttemptOutcome,
   type ClaimedDelivery,
 } from './webhook-delivery.repository.js';
+import { ReceiverConnections } from './webhook-connections.js';
 import { WebhookMetrics } from './webhook-metrics.js';
 import { sendDelivery, type AttemptResult } from './webhook-sender.js';
 import { signedHeaders } from './webhook-signature.js';
@@ -21,23 +22,40 @@ const PURGE_INTERVAL_MS = 10 * 60_000;
 const PURGE_BATCH = 1000;
 
 /**
+ * Attempts are recorded in batches: the first to end waits this long for others, and those that
+ * end while a batch is being written go in the next one, at once.
+ */
+const RECORD_GATHER_MS = 5;
+/** The most attempts one statement records. */
+const RECORD_BATCH_MAX = 500;
+
+/**
  * Sends the recorded deliveries. One runs in every instance: each polls for due deliveries
  * (every WEBHOOK_POLL_INTERVAL_MS, 500 ms by default, so a first attempt starts within 2 s) and
  * claims them with FOR UPDATE SKIP LOCKED, so two instances never make the same attempt.
  * Polling alone, no LISTEN: it works through a transaction-pooling PgBouncer. At shutdown it
- * stops claiming and waits for the attempts in flight (each ends within WEBHOOK_TIMEOUT_MS);
- * an attempt cut off by a crash is retried once its claim runs out.
+ * stops claiming, waits for the attempts in flight (each ends within WEBHOOK_TIMEOUT_MS) and
+ * records them, then closes its kept-alive connections to receivers; an attempt cut off by a
+ * crash is retried once its claim runs out. Claims and records are batched
+ * (docs/webhooks.md, How it works).
  */
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Webhooks');
   private readonly settings: WebhookConfig;
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly connections: ReceiverConnections;
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
   private stopping = false;
-  /** The last poll filled every free slot: more may be due, so poll again when one frees. */
+  /** The last poll filled every free slot: more may be due, so poll again when enough free. */
   private backlog = false;
+  /** With a backlog, how many free slots make a claim worth its statement. */
+  private readonly claimBatch: number;
+  /** Attempts ended, not yet being recorded. */
+  private readonly unrecorded: Array<{ delivery: ClaimedDelivery; outcome: AttemptOutcome }> = [];
+  private recordTimer: NodeJS.Timeout | undefined;
+  private recording: Promise<void> | undefined;
   private databaseFailing = false;
 
   private purgeTimer: NodeJS.Timeout | undefined;
@@ -49,6 +67,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     @InjectConfig() config: AppConfig,
   ) {
     this.settings = config.webhooks;
+    this.claimBatch = Math.ceil(this.settings.concurrency / 2);
+    this.connections = new ReceiverConnections({
+      opened: () => metrics.connectionOpened(),
+      reused: () => metrics.connectionReused(),
+    });
   }
 
   onApplicationBootstrap(): void {
@@ -66,6 +89,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     clearInterval(this.purgeTimer);
     await this.polling;
     await Promise.allSettled([...this.inFlight, this.purging]);
+    clearTimeout(this.recordTimer);
+    this.writeRecords();
+    while (this.recording) await this.recording;
+    this.connections.close();
   }
 
   /**
@@ -93,21 +120,28 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     this.timer = setTimeout(() => this.pollNow(), delayMs);
   }
 
+  private freeSlots(): number {
+    return this.settings.concurrency - this.inFlight.size;
+  }
+
   private pollNow(): void {
     if (this.stopping || this.polling) return;
     this.polling = this.poll().finally(() => {
       this.polling = undefined;
-      this.schedule(this.settings.pollIntervalMs);
+      // Attempts that ended during the claim freed slots: claim again now rather than wait.
+      if (this.backlog && this.freeSlots() >= this.claimBatch) this.pollNow();
+      else this.schedule(this.settings.pollIntervalMs);
     });
   }
 
   private async poll(): Promise<void> {
-    const free = this.settings.concurrency - this.inFlight.size;
+    const free = this.freeSlots();
     if (free <= 0) return;
     let claimed: ClaimedDelivery[];
     try {
       claimed = await this.deliveries.claimDue(free, this.settings.claimTtlMs);
     } catch (error) {
+      this.backlog = false;
       // Once per outage, not every half second.
       if (!this.databaseFailing) {
         this.databaseFailing = true;
@@ -123,7 +157,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     for (const delivery of claimed) {
       const running = this.attempt(delivery).finally(() => {
         this.inFlight.delete(running);
-        if (this.backlog) this.pollNow();
+        if (this.backlog && this.freeSlots() >= this.claimBatch) this.pollNow();
       });
       this.inFlight.add(running);
     }
@@ -146,6 +180,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
         {
           timeoutMs: this.settings.timeoutMs,
           allowPrivateTargets: this.settings.allowPrivateTargets,
+          connections: this.connections,
         },
       ),
     );
@@ -166,25 +201,56 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
           `${result.error ?? 'failed'} after ${result.durationMs} ms; ${next}`,
       );
     }
+    this.record(delivery, outcome);
+  }
+
+  /** Queues an ended attempt to be recorded with others that end about then. */
+  private record(delivery: ClaimedDelivery, outcome: AttemptOutcome): void {
+    this.unrecorded.push({ delivery, outcome });
+    if (this.recording) return;
+    if (this.unrecorded.length >= RECORD_BATCH_MAX) {
+      clearTimeout(this.recordTimer);
+      this.recordTimer = undefined;
+      this.writeRecords();
+      return;
+    }
+    this.recordTimer ??= setTimeout(() => {
+      this.recordTimer = undefined;
+      this.writeRecords();
+    }, RECORD_GATHER_MS);
+  }
+
+  private writeRecords(): void {
+    if (this.recording || this.unrecorded.length === 0) return;
+    const batch = this.unrecorded.splice(0, RECORD_BATCH_MAX);
+    this.recording = this.recordBatch(batch).finally(() => {
+      this.recording = undefined;
+      this.writeRecords();
+    });
+  }
+
+  private async recordBatch(
+    batch: Array<{ delivery: ClaimedDelivery; outcome: AttemptOutcome }>,
+  ): Promise<void> {
     try {
-      const disabled = await this.deliveries.recordAttempt(
-        delivery,
-        outcome,
+      const disabled = await this.deliveries.recordAttempts(
+        batch,
         this.settings.disableAfterSeconds,
       );
-      if (disabled) {
-        this.metrics.disabled(disabled);
+      for (const { subscriptionId, disabledReason } of disabled) {
+        this.metrics.disabled(disabledReason);
         this.logger.warn(
-          `webhook subscription ${delivery.subscriptionId} disabled: ${disabled} ` +
-            (disabled === 'gone'
+          `webhook subscription ${subscriptionId} disabled: ${disabledReason} ` +
+            (disabledReason === 'gone'
               ? '(the receiver answered 410 Gone)'
               : `(no attempt has succeeded for ${this.settings.disableAfterSeconds} s)`),
         );
       }
     } catch (error) {
-      // The claim runs out and the delivery is attempted again: at least once.
+      // Their claims run out and the deliveries are attempted again: at least once.
+      const attempts = batch.map(({ delivery }) => `${delivery.id}#${delivery.attempt}`);
       this.logger.warn(
-        `could not record attempt ${delivery.attempt} of delivery ${delivery.id}: ${errorMessage(error)}`,
+        `could not record webhook attempts (delivery#attempt ${attempts.join(', ')}): ${errorMessage(error)}`,
       );
     }
   }

@@ -16,6 +16,8 @@ export class WebhookMetrics implements OnModuleInit {
   private deliveries: Counter<'outcome'> | undefined;
   private disabledSubscriptions: Counter<'reason'> | undefined;
   private sentAgain: Counter<'how'> | undefined;
+  private connectionsOpened: Counter | undefined;
+  private connectionsReused: Counter | undefined;
 
   constructor(
     private readonly metrics: MetricsService,
@@ -42,6 +44,14 @@ export class WebhookMetrics implements OnModuleInit {
       name: 'petstore_webhook_deliveries_sent_again_total',
       help: 'Finished webhook deliveries put back to pending, by how (redelivered: one, recovered: every failed one since a time)',
       labelNames: ['how'],
+    });
+    this.connectionsOpened = this.metrics.counter({
+      name: 'petstore_webhook_connections_opened_total',
+      help: 'Connections this instance opened to webhook receivers (kept alive and reused while idle less than 4 s)',
+    });
+    this.connectionsReused = this.metrics.counter({
+      name: 'petstore_webhook_connections_reused_total',
+      help: 'Webhook attempts this instance sent over a connection already open to the receiver',
     });
     // Each labelled series exists from the start, so a rate over it has a beginning.
     for (const reason of DISABLED_REASONS) this.disabledSubscriptions.inc({ reason }, 0);
@@ -76,6 +86,14 @@ export class WebhookMetrics implements OnModuleInit {
   /** `count` finished deliveries put back to pending by redeliver or recover. */
   sentAgainCount(how: 'redelivered' | 'recovered', count: number): void {
     this.sentAgain?.inc({ how }, count);
+  }
+
+  connectionOpened(): void {
+    this.connectionsOpened?.inc();
+  }
+
+  connectionReused(): void {
+    this.connectionsReused?.inc();
   }
 
   attempted(ok: boolean, finished: 'succeeded' | 'failed' | null): void {

@@ -1,7 +1,13 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
-import { hostOf, resolveTarget, TargetError, type ResolvedAddress } from './webhook-target.js';
+import type { ReceiverConnections } from './webhook-connections.js';
+import {
+  hostOf,
+  resolveTarget,
+  TargetError,
+  type HostLookup,
+  type ResolvedAddress,
+} from './webhook-target.js';
 
 /** Of the receiver's answer, at most this much is read (and thrown away). */
 const MAX_ANSWER_BYTES = 64 * 1024;
@@ -23,15 +29,20 @@ export interface AttemptResult {
 export interface SendOptions {
   timeoutMs: number;
   allowPrivateTargets: boolean;
+  /** The keep-alive connections the attempt goes over. */
+  connections: ReceiverConnections;
   userAgent?: string;
+  /** Resolves the target's name (the system's resolver unless given: tests give their own). */
+  lookupHost?: HostLookup;
 }
 
 /**
  * POSTs one delivery. The target's addresses are resolved and checked here, at every attempt,
- * and the connection goes to exactly those addresses (a name that resolves to a public address
- * when the subscription is made and to a private one later — DNS rebinding — is refused).
- * No redirects are followed (any 3xx is a failure); the whole attempt, answer included, has
- * `timeoutMs`; only 2xx is success.
+ * and the request goes over a kept-alive connection to exactly those addresses (a name that
+ * resolves to a public address when the subscription is made and to a private one later — DNS
+ * rebinding — is refused before any connection is chosen; other addresses get other
+ * connections). No redirects are followed (any 3xx is a failure); the whole attempt, answer
+ * included, has `timeoutMs`; only 2xx is success.
  */
 export async function sendDelivery(
   url: string,
@@ -55,26 +66,29 @@ export async function sendDelivery(
   } catch {
     return done({ ok: false, responseStatus: null, error: 'invalid URL' });
   }
+  const controller = new AbortController();
   let deadline: NodeJS.Timeout | undefined;
   const timedOut = new Promise<AttemptResult>((resolve) => {
-    deadline = setTimeout(
-      () => resolve(done({ ok: false, responseStatus: null, error: 'timeout' })),
-      options.timeoutMs,
-    );
+    deadline = setTimeout(() => {
+      controller.abort();
+      resolve(done({ ok: false, responseStatus: null, error: 'timeout' }));
+    }, options.timeoutMs);
   });
-  const controller = new AbortController();
   const abort = () => controller.abort();
   signal?.addEventListener('abort', abort, { once: true });
   const attempt = (async () => {
-    const addresses = await resolveTarget(hostOf(target), options.allowPrivateTargets);
-    const { status, retryAfter } = await post(
-      target,
-      addresses,
-      headers,
-      body,
-      controller.signal,
-      options,
+    const addresses = await resolveTarget(
+      hostOf(target),
+      options.allowPrivateTargets,
+      options.lookupHost,
     );
+    const send = () => post(target, addresses, headers, body, controller.signal, options);
+    // A receiver may close an idle connection just as it is reused: the request never reached
+    // it, so it goes once more, over another connection.
+    const { status, retryAfter } = await send().catch((error: unknown) => {
+      if (error instanceof StaleConnectionError) return send();
+      throw error;
+    });
     return done(
       {
         ok: status >= 200 && status < 300,
@@ -87,11 +101,17 @@ export async function sendDelivery(
   try {
     return await Promise.race([attempt, timedOut]);
   } finally {
+    // Not aborted when it ended: its connection goes back to the pool.
     clearTimeout(deadline);
-    controller.abort();
     signal?.removeEventListener('abort', abort);
   }
 }
+
+/** A kept-alive connection that the receiver had closed before the request could go. */
+class StaleConnectionError extends Error {}
+
+/** Errors of a reused connection the receiver closed before it read the request. */
+const STALE_CONNECTION_CODES = new Set(['ECONNRESET', 'EPIPE']);
 
 function post(
   target: URL,
@@ -101,17 +121,9 @@ function post(
   signal: AbortSignal,
   options: SendOptions,
 ): Promise<{ status: number; retryAfter: string | undefined }> {
-  // Hand the connection the addresses checked above, never a second answer from DNS.
-  const pinned: LookupFunction = (_host, lookupOptions, callback) => {
-    const { all } = lookupOptions as { all?: boolean };
-    if (all) {
-      (callback as (error: null, addresses: ResolvedAddress[]) => void)(null, addresses);
-    } else {
-      callback(null, addresses[0].address, addresses[0].family);
-    }
-  };
   const client = target.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
+    let answered = false;
     const request = client.request(
       target,
       {
@@ -121,11 +133,12 @@ function post(
           'content-length': String(Buffer.byteLength(body)),
           'user-agent': options.userAgent ?? 'petstore-webhooks/1',
         },
-        lookup: pinned,
-        agent: false,
+        // Pinned to `addresses`: the pool's connections go nowhere else.
+        agent: options.connections.poolFor(target, addresses),
         signal,
       },
       (response) => {
+        answered = true;
         const answer = {
           status: response.statusCode ?? 0,
           retryAfter: response.headers['retry-after'],
@@ -142,7 +155,12 @@ function post(
         response.on('error', () => resolve(answer));
       },
     );
-    request.on('error', reject);
+    options.connections.track(request);
+    request.on('error', (error: Error & { code?: string }) => {
+      const stale =
+        request.reusedSocket && !answered && STALE_CONNECTION_CODES.has(error.code ?? '');
+      reject(stale ? new StaleConnectionError(error.message) : error);
+    });
     request.end(body);
   });
 }
@@ -167,6 +185,7 @@ export function retryAfterMs(value: string | undefined, now = Date.now()): numbe
 
 function describe(error: unknown): string {
   if (error instanceof TargetError) return error.message;
+  if (error instanceof StaleConnectionError) return 'ECONNRESET';
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') return code;
   return error instanceof Error ? error.name : 'error';

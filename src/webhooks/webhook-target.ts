@@ -106,6 +106,11 @@ export interface ResolvedAddress {
   family: number;
 }
 
+/** Resolves a host name to all its addresses. */
+export type HostLookup = (host: string) => Promise<ResolvedAddress[]>;
+
+const systemLookup: HostLookup = (host) => lookup(host, { all: true, verbatim: true });
+
 /**
  * The addresses a host resolves to, refused when any of them is private (unless allowed): a
  * name with one public and one private address could otherwise be steered to the private one.
@@ -113,11 +118,10 @@ export interface ResolvedAddress {
 export async function resolveTarget(
   host: string,
   allowPrivate: boolean,
+  lookupHost: HostLookup = systemLookup,
 ): Promise<ResolvedAddress[]> {
   const family = isIP(host);
-  const addresses = family
-    ? [{ address: host, family }]
-    : await lookup(host, { all: true, verbatim: true });
+  const addresses = family ? [{ address: host, family }] : await lookupHost(host);
   if (addresses.length === 0) throw new TargetError(`${host} does not resolve`);
   if (!allowPrivate && addresses.some((entry) => isPrivateAddress(entry.address))) {
     throw new TargetError('the target is a private, loopback or link-local address');

@@ -33,6 +33,8 @@ export class WebhookReceiver {
   /** Requests to `url` not yet answered, and the most there have been at once since `reset`. */
   inFlight = 0;
   maxInFlight = 0;
+  /** Connections opened to the receiver since `reset`. */
+  connections = 0;
   private generation = 0;
   answer: (request: ReceivedWebhook, index: number) => ReceiverAnswer = () => 200;
   private readonly hanging = new Set<ServerResponse>();
@@ -78,6 +80,10 @@ export class WebhookReceiver {
       });
     });
   });
+
+  constructor() {
+    this.server.on('connection', () => this.connections++);
+  }
 
   /** Answers every request left hanging so far with `status`. */
   answerHanging(status: number): void {
@@ -125,6 +131,7 @@ export class WebhookReceiver {
     this.elsewhere.length = 0;
     this.inFlight = 0;
     this.maxInFlight = 0;
+    this.connections = 0;
     this.answer = () => 200;
   }
 
