@@ -19,6 +19,10 @@ export interface ServiceOptions {
   nodeArgs?: string[];
   /** The Node binary (default: the harness's own). */
   node?: string;
+  /** What to run (default: dist/main.js); it reads the same environment. */
+  script?: string;
+  /** The process's name in reports (default: service). */
+  name?: string;
 }
 
 /**
@@ -34,15 +38,15 @@ export async function startProductionService(options: ServiceOptions): Promise<S
     ),
   ) as Record<string, string>;
   return startServer({
-    name: 'service',
-    script: join(ROOT, 'dist', 'main.js'),
+    name: options.name ?? 'service',
+    script: options.script ?? join(ROOT, 'dist', 'main.js'),
     // As the image's CMD runs it.
     nodeArgs: options.nodeArgs ?? ['--import', join(ROOT, 'dist', 'tracing', 'register.js')],
     node: options.node,
     cwd: options.workDir,
     port,
     readyPath: '/health/ready',
-    stdoutFile: join(options.workDir, 'service.log'),
+    stdoutFile: join(options.workDir, `${options.name ?? 'service'}.log`),
     env: {
       ...inherited,
       NODE_ENV: 'production',

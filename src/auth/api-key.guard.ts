@@ -5,7 +5,7 @@ import { DomainError } from '../common/errors/domain-error.js';
 import { ErrorCode } from '../common/errors/error-code.js';
 import type { ApiKeyPrincipal } from './api-keys.service.js';
 import { isPublicRoute } from './public.decorator.js';
-import { RequestAuthenticator } from './request-authenticator.js';
+import { RequestAuthenticator, type RequestIdentity } from './request-authenticator.js';
 
 const REALM = 'Bearer realm="petstore"';
 
@@ -26,18 +26,25 @@ export class ApiKeyGuard implements CanActivate {
     private readonly authenticator: RequestAuthenticator,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  /** Without waiting when memory knows the key (the rate limiter, before, has asked). */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     if (isPublicRoute(this.reflector, context)) {
       return true;
     }
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const identity = await this.authenticator.identify(request);
-    if (identity.principal) {
-      request.apiKey = identity.principal;
-      return true;
-    }
-    throw unauthorizedError(identity.keySent);
+    const identity = this.authenticator.identify(request);
+    return identity instanceof Promise
+      ? identity.then((known) => admitted(request, known))
+      : admitted(request, identity);
   }
+}
+
+function admitted(request: AuthenticatedRequest, identity: RequestIdentity): true {
+  if (identity.principal) {
+    request.apiKey = identity.principal;
+    return true;
+  }
+  throw unauthorizedError(identity.keySent);
 }
 
 /** The 401 of a request without a valid key: `invalid_token` when a key was sent. */

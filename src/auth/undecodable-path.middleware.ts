@@ -12,11 +12,12 @@ import type { RequestIdentity } from './request-authenticator.js';
  * costs its address's budget before it costs a lookup.
  */
 export function authenticateUndecodablePaths(
-  admit: (request: Request, response: Response) => Promise<RequestIdentity>,
+  admit: (request: Request, response: Response) => RequestIdentity | Promise<RequestIdentity>,
 ): RequestHandler {
   return (request: Request, response: Response, next: NextFunction) => {
     if (isDecodable(request.path)) return next();
-    admit(request, response).then(
+    // A promise either way: admit answers at once when it can, and may throw a 429.
+    new Promise<RequestIdentity>((resolve) => resolve(admit(request, response))).then(
       (identity) => {
         if (identity.principal) return next();
         refuse(response, unauthorizedError(identity.keySent));

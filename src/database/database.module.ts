@@ -4,12 +4,17 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import type { AppConfig } from '../config/app-config.js';
 import { DatabaseLifecycle } from './database-lifecycle.js';
 import { prepareDatabase } from './prepare-database.js';
-import { ReadRouter } from './read-router.js';
+import { ReadRouter, readRoutingEnabled } from './read-router.js';
 import { ReadYourWritesInterceptor } from './read-your-writes.interceptor.js';
 import { typeOrmOptions } from './typeorm-options.js';
 
 /** Where the database is: the pooled URL (maybe PgBouncer) and, when distinct, a direct one. */
-export type DatabaseConfig = Pick<AppConfig, 'databaseDirectUrl' | 'db'> & { databaseUrl: string };
+export type DatabaseConfig = Pick<
+  AppConfig,
+  'databaseDirectUrl' | 'db' | 'replicas' | 'redisUrl'
+> & {
+  databaseUrl: string;
+};
 
 @Module({})
 export class DatabaseModule {
@@ -43,7 +48,11 @@ export class DatabaseModule {
       providers: [
         DatabaseLifecycle,
         ReadRouter,
-        { provide: APP_INTERCEPTOR, useClass: ReadYourWritesInterceptor },
+        // Without read routing, not even a pass-through: an interceptor makes Nest run every
+        // request through an Observable pipeline (docs/performance.md, The service's pieces).
+        ...(readRoutingEnabled(config)
+          ? [{ provide: APP_INTERCEPTOR, useClass: ReadYourWritesInterceptor }]
+          : []),
       ],
       exports: [ReadRouter],
     };

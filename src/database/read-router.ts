@@ -51,6 +51,14 @@ export function servingRequest<T>(request: AuthenticatedRequest, serve: () => T)
 }
 
 /**
+ * Whether reads may go to a replica: replicas are set, and Redis to record the callers' last
+ * writes. Off, the ReadRouter runs everything on the primary and needs no request context.
+ */
+export function readRoutingEnabled(config: Pick<AppConfig, 'replicas' | 'redisUrl'>): boolean {
+  return config.replicas.urls.length > 0 && config.redisUrl !== undefined;
+}
+
+/**
  * Where the reads that may go to a replica (docs/operating.md, Read replicas) run: a hot
  * standby that has replayed the calling key's last write, else the primary. Each key's last write
  * position is in Redis, so a write through one instance is seen by a read through any other.
@@ -79,6 +87,8 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
   private redisReadyAt = Infinity;
   private readonly samples: PrimarySample[] = [];
   private readonly reads: Counter<'target' | 'replica'> | undefined;
+  /** `reads` on the primary, its labels hashed once rather than on every read. */
+  private readonly primaryReads: { inc(): void } | undefined;
   private timer: NodeJS.Timeout | undefined;
   private polling = false;
   /** Shut down: a round that was under way then polls no replica. */
@@ -93,7 +103,7 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
   ) {
     this.maxLagMs = config.replicas.maxLagMs;
     this.replicas = config.replicas.urls.map((url) => new Replica(url, config.db));
-    this.enabled = this.replicas.length > 0 && config.redisUrl !== undefined;
+    this.enabled = readRoutingEnabled(config);
     if (this.enabled && config.redisUrl) {
       this.redis = new Redis(config.redisUrl, {
         // A read asks Redis first: it must fail fast, to the primary, rather than queue or wait.
@@ -123,6 +133,7 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
       help: 'Reads that may go to a replica, by where they ran: target primary or replica (replica = its host:port)',
       labelNames: ['target', 'replica'],
     });
+    this.primaryReads = this.reads?.labels({ target: 'primary', replica: '' });
     const replicas = this.replicas;
     metrics?.gauge({
       name: 'petstore_db_replica_lag_seconds',
@@ -202,7 +213,8 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
     onReplica: (pool: pg.Pool) => Promise<T>,
     onPrimary: () => Promise<T>,
   ): Promise<T> {
-    const replica = await this.choose();
+    // No replica to choose from: straight to the primary, without choose()'s await.
+    const replica = this.enabled ? await this.choose() : undefined;
     if (replica) {
       try {
         const result = await onReplica(replica.pool);
@@ -219,7 +231,7 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
       }
     }
     const result = await onPrimary();
-    this.reads?.inc({ target: 'primary', replica: '' });
+    this.primaryReads?.inc();
     return result;
   }
 

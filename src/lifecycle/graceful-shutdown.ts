@@ -45,7 +45,8 @@ export function prepareServer(server: Server): Connections {
     connections.responses.add(response);
     // After the listener closed, every answer closes its connection: reconnect elsewhere.
     if (connections.closing) response.setHeader('Connection', 'close');
-    response.once('close', () => {
+    // on, not once: a response closes once (see metrics/http-metrics.ts).
+    response.on('close', () => {
       connections.responses.delete(response);
       connections.idleSince.set(request.socket, Date.now());
     });

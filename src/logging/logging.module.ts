@@ -95,7 +95,8 @@ function requestLogMiddleware(
     const socket = request.socket;
     // What the connection carried before this answer (keep-alive: earlier answers).
     const bytesBefore = socket.bytesWritten;
-    response.once('close', () => {
+    // on, not once: a response closes once (see http-metrics.ts).
+    response.on('close', () => {
       const finished = response.writableFinished;
       const cause = finished ? undefined : cutBecause(response);
       const status = finished ? response.statusCode : UNFINISHED_STATUS;

@@ -36,7 +36,8 @@ export function httpMetricsMiddleware(
     const start = process.hrtime.bigint();
     const method = knownMethod(request.method);
     active.inc({ http_request_method: method });
-    response.once('close', () => {
+    // on, not once: a response closes once, and once's wrapper and removal cost every request.
+    response.on('close', () => {
       active.dec({ http_request_method: method });
       const status = statusSent(response);
       if (status === 429) rejected.inc();

@@ -15,12 +15,12 @@ export class RateLimitGuard implements CanActivate {
     private readonly limiter: RateLimiter,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     if (isPublicRoute(this.reflector, context)) {
       return true;
     }
     const http = context.switchToHttp();
-    await this.limiter.admit(http.getRequest<Request>(), http.getResponse<Response>());
-    return true;
+    const admitted = this.limiter.admit(http.getRequest<Request>(), http.getResponse<Response>());
+    return admitted instanceof Promise ? admitted.then(() => true) : true;
   }
 }

