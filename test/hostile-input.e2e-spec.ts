@@ -1301,6 +1301,10 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
             both: true,
           });
         },
+        // 200 runs, each with requests and a read-back of the database: more than the default
+        // 30 s on a busy machine, or with a read replica (test data written with SQL waits for
+        // the standby to replay it).
+        120_000,
       );
     });
   });
