@@ -6,7 +6,7 @@
  * (orders, categories or pets) with a Seq Scan, or sorts more than a tenth of it. See
  * bench/README.md.
  */
-import { mkdir, mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -17,6 +17,7 @@ import { growOrders, growPets, seedBase } from './seed.js';
 import { cursorAfter, getJson, startProductionService } from './service.js';
 import { listCases, type ListCase } from './v2-cases.js';
 import { runMain, runNode } from './processes.js';
+import { saveReport } from './report.js';
 
 const ORDERS = Number(process.env.BENCH_EXPLAIN_ORDERS ?? 1_000_000);
 const PETS = Number(process.env.BENCH_EXPLAIN_PETS ?? 1_000_000);
@@ -258,13 +259,12 @@ async function main(): Promise<void> {
         '',
       ]),
     ];
-    const markdown = `${lines.join('\n')}\n`;
-    const resultsDir = join(ROOT, 'bench', 'results');
-    await mkdir(resultsDir, { recursive: true });
-    const file = join(resultsDir, `explain-${date}.md`);
-    await writeFile(file, markdown);
-    process.stdout.write(markdown.split('\n## Statements')[0] ?? markdown);
-    process.stdout.write(`\nwritten to ${file}\n`);
+    await saveReport(
+      ROOT,
+      `explain-${date}`,
+      lines,
+      (markdown) => markdown.split('\n## Statements')[0],
+    );
     if (failed.length > 0) {
       process.stderr.write(
         `${failed.length} case(s) failed: ${failed.map((r) => r.case.name).join(', ')}\n`,

@@ -14,7 +14,7 @@
  * also writes the whole service's V8 CPU profile there (`--cpu-prof`); BENCH_BEFORE_DIST=<a
  * dist/ folder> runs the same processes for that build too ("before"), in the same rounds.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
@@ -26,6 +26,7 @@ import { productionNodeOptions } from './production-runtime.js';
 import { growOrders, seedBase } from './seed.js';
 import { loadListSizes } from './service-build.js';
 import { median, startProductionService } from './service.js';
+import { saveReport } from './report.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -233,12 +234,7 @@ async function main(): Promise<void> {
         '',
       );
     }
-    const markdown = `${lines.join('\n')}\n`;
-    const resultsDir = join(app, 'bench', 'results');
-    await mkdir(resultsDir, { recursive: true });
-    const file = join(resultsDir, `pieces-${date}.md`);
-    await writeFile(file, markdown);
-    process.stdout.write(`${markdown}\nwritten to ${file}\n`);
+    await saveReport(app, `pieces-${date}`, lines);
   } finally {
     // SIGTERM: --cpu-prof writes its profile on the way out.
     for (const server of servers) await server.stop();

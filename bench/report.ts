@@ -1,3 +1,5 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { ListFetch, LoadResult } from './load.js';
 
 /**
@@ -383,4 +385,23 @@ export function markdownTable(headers: string[], rows: string[][]): string {
   return [headers, align, ...rows]
     .map((cells) => `| ${cells.map(escape).join(' | ')} |`)
     .join('\n');
+}
+
+/**
+ * Writes a bench's report, `lines` as markdown, to bench/results/`name`.md under `root`, prints
+ * it (or the part `printed` picks) and where it went; returns the file's path.
+ */
+export async function saveReport(
+  root: string,
+  name: string,
+  lines: string[],
+  printed: (markdown: string) => string = (markdown) => markdown,
+): Promise<string> {
+  const markdown = `${lines.join('\n')}\n`;
+  const resultsDir = join(root, 'bench', 'results');
+  await mkdir(resultsDir, { recursive: true });
+  const file = join(resultsDir, `${name}.md`);
+  await writeFile(file, markdown);
+  process.stdout.write(`${printed(markdown)}\nwritten to ${file}\n`);
+  return file;
 }

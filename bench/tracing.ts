@@ -12,7 +12,7 @@
  * BENCH_CPU_PROF=<folder> also writes each process's V8 CPU profiles there (`--cpu-prof`), in
  * mode-<n>/, one per thread.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
@@ -23,6 +23,7 @@ import { runLoad, type LoadResult } from './load.js';
 import { runMain, runNode, type ServerProcess } from './processes.js';
 import { seedBase } from './seed.js';
 import { median, startProductionService } from './service.js';
+import { saveReport } from './report.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -159,12 +160,7 @@ async function main(): Promise<void> {
           )
           .join('; '),
     );
-    const markdown = `${lines.join('\n')}\n`;
-    const resultsDir = join(app, 'bench', 'results');
-    await mkdir(resultsDir, { recursive: true });
-    const file = join(resultsDir, `tracing-${date}.md`);
-    await writeFile(file, markdown);
-    process.stdout.write(`${markdown}\nwritten to ${file}\n`);
+    await saveReport(app, `tracing-${date}`, lines);
   } finally {
     // SIGTERM: the traced ones flush what they hold, and --cpu-prof writes its profile.
     for (const service of services) await service.stop();

@@ -7,7 +7,7 @@
  */
 import type autocannon from 'autocannon';
 import { randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
@@ -18,6 +18,7 @@ import { growOrders, seedBase } from './seed.js';
 import { cursorAfter, getJson, median, startProductionService } from './service.js';
 import { describeStatements, measureLoad, type Measured } from './statements.js';
 import { DEEP_AFTER, SHIP_RANGE_1PCT } from './v2-cases.js';
+import { saveReport } from './report.js';
 
 const ORDERS = 1_000_000;
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
@@ -207,12 +208,7 @@ async function main(): Promise<void> {
         `- ${scenario.name}: ${describeStatements(summary(scenario.name).detail)}`,
       ]),
     ];
-    const markdown = `${lines.join('\n')}\n`;
-    const resultsDir = join(ROOT, 'bench', 'results');
-    await mkdir(resultsDir, { recursive: true });
-    const file = join(resultsDir, `v2-${date}.md`);
-    await writeFile(file, markdown);
-    process.stdout.write(`${markdown}\nwritten to ${file}\n`);
+    await saveReport(ROOT, `v2-${date}`, lines);
     if (scenarios.some((scenario) => summary(scenario.name).failures > 0)) process.exitCode = 1;
   } finally {
     await service?.stop();

@@ -15,7 +15,7 @@
  * (`--cpu-prof`). WEBHOOK_CONCURRENCY, when set, is handed to the service.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
@@ -34,6 +34,7 @@ import {
   type Measured,
   type StatementCost,
 } from './statements.js';
+import { saveReport } from './report.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const ROUNDS = 3;
@@ -340,12 +341,7 @@ async function main(): Promise<void> {
       '',
       ...details,
     );
-    const markdown = `${lines.join('\n')}\n`;
-    const resultsDir = join(app, 'bench', 'results');
-    await mkdir(resultsDir, { recursive: true });
-    const file = join(resultsDir, `webhooks-${date}.md`);
-    await writeFile(file, markdown);
-    process.stdout.write(`${markdown}\nwritten to ${file}\n`);
+    await saveReport(app, `webhooks-${date}`, lines);
   } finally {
     await service?.stop();
     await client.end().catch(() => undefined);
