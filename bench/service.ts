@@ -28,7 +28,7 @@ export interface ServiceOptions {
 /**
  * Production settings: NODE_ENV=production, the image's NODE_OPTIONS, the limiter on at 1 000 000 requests a minute (one
  * key sending thousands a second stays under it, so every request is counted), request logs
- * at info as JSON, to a file in the work folder; nothing from the developer's shell.
+ * at info as JSON, to a file in the work folder, metrics on; nothing from the developer's shell.
  */
 export async function startProductionService(options: ServiceOptions): Promise<ServerProcess> {
   const port = await freePort();
@@ -58,6 +58,8 @@ export async function startProductionService(options: ServiceOptions): Promise<S
       LOG_FORMAT: 'json',
       BOOTSTRAP_API_KEY: options.apiKey,
       RATE_LIMIT_PER_MINUTE: '1000000',
+      // Metrics on, as docker-compose runs it (on a free port: nothing scrapes it here).
+      METRICS_PORT: '0',
       SHUTDOWN_DRAIN_DELAY_MS: '0',
       ...options.env,
     },
