@@ -153,9 +153,8 @@ export class WebhooksController {
     @Param('webhookId', Int64IdPipe) webhookId: string,
     @Param('eventId', EventIdPipe) eventId: string,
   ): Promise<WebhookDeliveryDetailDto> {
-    const subscription = await this.webhooks.get(apiKeyId, webhookId);
     return WebhookDeliveryDetailDto.fromDetail(
-      await this.webhooks.getDelivery(subscription, eventId),
+      await this.webhooks.getDelivery(apiKeyId, webhookId, eventId),
     );
   }
 
@@ -165,9 +164,8 @@ export class WebhooksController {
     @Param('webhookId', Int64IdPipe) webhookId: string,
     @Param('eventId', EventIdPipe) eventId: string,
   ): Promise<WebhookDeliveryDetailDto> {
-    const subscription = await this.webhooks.get(apiKeyId, webhookId);
     return WebhookDeliveryDetailDto.fromDetail(
-      await this.webhooks.redeliver(subscription, eventId),
+      await this.webhooks.redeliver(apiKeyId, webhookId, eventId),
     );
   }
 
@@ -177,7 +175,6 @@ export class WebhooksController {
     @Param('webhookId', Int64IdPipe) webhookId: string,
     @Body() body: RecoverWebhookDeliveriesDto,
   ): Promise<RequeuedDto> {
-    const subscription = await this.webhooks.get(apiKeyId, webhookId);
-    return { requeued: await this.webhooks.recover(subscription, body.since) };
+    return { requeued: await this.webhooks.recover(apiKeyId, webhookId, body.since) };
   }
 }

@@ -237,6 +237,14 @@ export class WebhooksService {
   }
 
   async getDelivery(
+    apiKeyId: number,
+    webhookId: string,
+    eventId: string,
+  ): Promise<WebhookDeliveryDetail> {
+    return this.deliveryOf(await this.get(apiKeyId, webhookId), eventId);
+  }
+
+  private async deliveryOf(
     subscription: WebhookSubscription,
     eventId: string,
   ): Promise<WebhookDeliveryDetail> {
@@ -250,20 +258,23 @@ export class WebhooksService {
    * the retry schedule from its start (its attempts keep counting).
    */
   async redeliver(
-    subscription: WebhookSubscription,
+    apiKeyId: number,
+    webhookId: string,
     eventId: string,
   ): Promise<WebhookDeliveryDetail> {
+    const subscription = await this.get(apiKeyId, webhookId);
     const id = String(subscription.id);
     const result = await this.subscriptions.sendAgain(subscription.id, eventId, null);
     if (result.previousStatus === null) throw new DeliveryNotFoundError(id, eventId);
     if (!result.enabled) throw new WebhookDisabledError(id);
     if (result.requeued === 0) throw new DeliveryPendingError(eventId);
     this.metrics.sentAgainCount('redelivered', 1);
-    return this.getDelivery(subscription, eventId);
+    return this.deliveryOf(subscription, eventId);
   }
 
   /** recoverWebhookDeliveries: every failed delivery of an event since `since`, as redelivered. */
-  async recover(subscription: WebhookSubscription, since: string): Promise<number> {
+  async recover(apiKeyId: number, webhookId: string, since: string): Promise<number> {
+    const subscription = await this.get(apiKeyId, webhookId);
     const micros = parseDateTimeWithOffset(since);
     if (micros === undefined) throw new ValidationFailedError('since is not a valid date-time');
     const result = await this.subscriptions.sendAgain(subscription.id, null, formatMicros(micros));
