@@ -301,12 +301,11 @@ describe('webhooks that receivers and operators can run (e2e)', () => {
       const read = (await call.get(id).expect(200)).body;
       expect(read).toMatchObject({ enabled: false, disabledReason: 'failing' });
       expect(succeededAt).toBeGreaterThan(0);
-      // The clock restarted at the first failure after the success: 2 s from there at least.
-      const firstFailureAfter = receiver.received.find((entry) => entry.receivedAt > succeededAt);
-      expect(firstFailureAfter).toBeDefined();
-      expect(Date.parse(read.disabledAt as string)).toBeGreaterThanOrEqual(
-        (firstFailureAfter as ReceivedWebhook).receivedAt + 2000 - 50,
-      );
+      // The clock restarted at a failure recorded after the success: 2 s after the success at
+      // least (without the restart, about 2 s after the start). That failure may be one the
+      // receiver answered just before the success, whose answer was recorded after it.
+      expect(receiver.received.some((entry) => entry.receivedAt > succeededAt)).toBe(true);
+      expect(Date.parse(read.disabledAt as string)).toBeGreaterThanOrEqual(succeededAt + 2000 - 50);
       // Pending deliveries fail with it (one recorded as it was disabled, at the next poll).
       await eventually(async () =>
         (await call.deliveries(id)).every((delivery) => delivery.status !== 'pending'),
