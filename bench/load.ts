@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 import { loadavg } from 'node:os';
 import { backendCpuBetween, type BackendCpu } from './postgres-cpu.js';
+import type { ServerProcess } from './processes.js';
 
 /** One autocannon run against one server. */
 export interface LoadResult {
@@ -254,4 +255,27 @@ function scanArray(chunks: Buffer[]): { count: number | null; first: string | nu
     offset += chunk.length;
   }
   return closed && depth === 0 ? { count, first } : { count: null, first: null };
+}
+
+/**
+ * `amount` authenticated GETs of `path` on `server` at `connections` (200 expected), its
+ * server CPU counted: the small-GET load of the pieces and tracing benches.
+ */
+export function loadGets(
+  server: ServerProcess,
+  path: string,
+  apiKey: string,
+  connections: number,
+  amount: number,
+): Promise<LoadResult> {
+  return runLoad({
+    url: `${server.baseUrl}${path}`,
+    connections,
+    durationS: 600,
+    amount,
+    expectedStatus: 200,
+    headers: { authorization: `Bearer ${apiKey}` },
+    requests: [{ method: 'GET' }],
+    serverCpuMs: () => server.cpuMs(),
+  });
 }

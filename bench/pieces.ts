@@ -19,7 +19,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { openBenchDatabase } from './database.js';
-import { runLoad, type LoadResult } from './load.js';
+import { loadGets, type LoadResult } from './load.js';
 import { PIECES } from './service-pieces.js';
 import { freePort, runMain, runNode, startServer, type ServerProcess } from './processes.js';
 import { productionNodeOptions } from './production-runtime.js';
@@ -134,16 +134,7 @@ async function main(): Promise<void> {
       { title: 'GET /v1/pets/{id}', path: `/v1/pets/${data.petWithCategory}` },
     ];
     const run = (server: ServerProcess, path: string, amount: number): Promise<LoadResult> =>
-      runLoad({
-        url: `${server.baseUrl}${path}`,
-        connections: CONNECTIONS,
-        durationS: 600,
-        amount,
-        expectedStatus: 200,
-        headers: { authorization: `Bearer ${data.apiKey}` },
-        requests: [{ method: 'GET' }],
-        serverCpuMs: () => server.cpuMs(),
-      });
+      loadGets(server, path, data.apiKey, CONNECTIONS, amount);
 
     const loadAtStart = loadavg()[0] ?? 0;
     for (const server of servers) {

@@ -19,7 +19,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { openBenchDatabase } from './database.js';
-import { runLoad, type LoadResult } from './load.js';
+import { loadGets, type LoadResult } from './load.js';
 import { runMain, runNode, type ServerProcess } from './processes.js';
 import { seedBase } from './seed.js';
 import { median, startProductionService } from './service.js';
@@ -99,16 +99,7 @@ async function main(): Promise<void> {
       );
     }
     const run = (service: ServerProcess, amount: number): Promise<LoadResult> =>
-      runLoad({
-        url: `${service.baseUrl}${path}`,
-        connections: CONNECTIONS,
-        durationS: 600,
-        amount,
-        expectedStatus: 200,
-        headers: { authorization: `Bearer ${data.apiKey}` },
-        requests: [{ method: 'GET' }],
-        serverCpuMs: () => service.cpuMs(),
-      });
+      loadGets(service, path, data.apiKey, CONNECTIONS, amount);
 
     const load = loadavg()[0];
     for (const service of services) await run(service, REQUESTS / 2); // warm-up
