@@ -17,7 +17,7 @@ describe('clientErrorResponse', () => {
     });
   });
 
-  it.each(['ECONNRESET', 'HPE_INVALID_EOF_STATE'])(
+  it.each(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'HPE_INVALID_EOF_STATE'])(
     'owes no answer to a client that went (%s)',
     (code) => {
       expect(clientErrorResponse(error(code))).toBeUndefined();

@@ -26,8 +26,12 @@ const CLIENT_ERRORS: Record<string, { code: ErrorCode; message: string }> = {
   },
 };
 
-/** Errors that mean the client went (reset, or ended its side mid-request): no answer is owed. */
-const CLIENT_GONE = new Set(['ECONNRESET', 'HPE_INVALID_EOF_STATE']);
+/**
+ * Errors that mean the client went: it reset the connection, or closed it while the service was
+ * still writing (EPIPE, which a streamed answer meets when the write comes after the close), or
+ * ended its side mid-request. No answer is owed, and an answer under way was not cut by us.
+ */
+const CLIENT_GONE = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'HPE_INVALID_EOF_STATE']);
 
 const MALFORMED = {
   code: ErrorCode.VALIDATION_FAILED,
