@@ -59,8 +59,10 @@ write_ctl primary "$primary_port" "${REPLICAS_PRIMARY_OPTIONS:-}"
 echo "-- PostgreSQL $("$pg_bin/postgres" --version | awk '{print $3}') primary on 127.0.0.1:$primary_port"
 "$pg_bin/psql" -h 127.0.0.1 -p "$primary_port" -U postgres -qc "CREATE DATABASE petstore" -c "CREATE DATABASE test" >/dev/null
 
-# -R: standby.signal and primary_conninfo; -X stream: the WAL of the copy comes with it.
+# -R: standby.signal and primary_conninfo; -X stream: the WAL of the copy comes with it;
+# --checkpoint=fast: the copy starts at once, not after a checkpoint spread over minutes.
 "${as_pg[@]}" "$pg_bin/pg_basebackup" -h 127.0.0.1 -p "$primary_port" -U postgres -D "$work/standby" -R -X stream \
+  --checkpoint=fast \
   >"$work/basebackup.log" 2>&1 || { cat "$work/basebackup.log" >&2; exit 1; }
 write_ctl standby "$standby_port" "-c hot_standby=on -c hot_standby_feedback=on -c max_standby_streaming_delay=-1"
 "$work/standby-ctl" start -w >/dev/null

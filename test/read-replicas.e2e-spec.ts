@@ -95,6 +95,16 @@ describe('reads with replicas that cannot take them (e2e)', () => {
     expect(await redis.get(`petstore:last-write:${keyId}`)).toBe('FFFFFFFF00000000');
   });
 
+  it('records nothing for a write refused before it reached the database', async () => {
+    await redis.del(`petstore:last-write:${keyId}`);
+    await t.http
+      .post('/v1/store/orders')
+      .set('Authorization', t.auth)
+      .send({ petId: 'one', quantity: 1 })
+      .expect(400);
+    expect(await redis.get(`petstore:last-write:${keyId}`)).toBeNull();
+  });
+
   it('records nothing for a read', async () => {
     await redis.del(`petstore:last-write:${keyId}`);
     await t.http.get('/v1/categories').set('Authorization', t.auth).expect(200);

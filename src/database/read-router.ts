@@ -16,6 +16,7 @@ import { DomainError } from '../common/errors/domain-error.js';
 import type { AppConfig } from '../config/app-config.js';
 import { InjectConfig } from '../config/app-config.provider.js';
 import { MetricsService } from '../metrics/metrics.service.js';
+import type { CommitPositions } from './commit-positions.js';
 import { Replica, type PrimarySample } from './replica.js';
 import {
   parseWalPosition,
@@ -186,19 +187,24 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
 
   /**
    * After a request of `keyId` that may have written, once its statements have committed: the
-   * primary's WAL position, recorded as the key's last write. The answer waits for the position
-   * (one short statement on the primary), not for Redis: the command is sent before the answer
-   * is, so it reaches Redis ahead of any read the client sends next.
+   * highest WAL position learned after its commits (`commits`), recorded as the key's last
+   * write; nothing when it committed nothing. A commit whose position was not learned costs a
+   * statement on the primary. The answer waits for the position, not for Redis: the command is
+   * sent before the answer is, so it reaches Redis ahead of any read the client sends next.
    */
-  async recordWrite(keyId: number): Promise<void> {
+  async recordWrite(keyId: number, commits: CommitPositions): Promise<void> {
     if (!this.enabled || !this.raise) return;
-    let position: WalPosition;
+    const learned = await commits.settle();
+    let position: WalPosition | undefined;
     try {
-      position = await this.primaryPosition('pg_current_wal_insert_lsn()');
+      position = learned.missed
+        ? await this.primaryPosition('pg_current_wal_insert_lsn()')
+        : learned.position;
     } catch (error) {
       this.warn(`the last write of a key could not be learned: ${message(error)}`);
       return;
     }
+    if (position === undefined) return;
     const ttlMs = Math.max(60_000, 10 * this.maxLagMs);
     this.raise(`${LAST_WRITE_PREFIX}${keyId}`, walPositionText(position), ttlMs).catch(
       (error: unknown) => {

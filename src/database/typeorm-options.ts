@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { DataSourceOptions, MigrationInterface } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
+import { clientLearningCommitPositions } from './commit-positions.js';
 import { clientWithResponseDeadline } from './response-deadline.js';
 
 type MigrationClass = new () => MigrationInterface;
@@ -26,7 +27,9 @@ export const MIGRATIONS_TABLE = 'typeorm_migrations';
  * pool: each statement is answered within DB_CONNECT_TIMEOUT_MS + DB_STATEMENT_TIMEOUT_MS or
  * its connection is dropped (response-deadline.ts), the longest the service waits for a connection
  * (through PgBouncer, the wait for a server connection comes after the statement is sent) plus
- * the longest a server runs one. Not for migrations, which run without a statement timeout.
+ * the longest a server runs one; and the positions of a request's commits are learned as it
+ * commits, when it records them (commit-positions.ts). Not for migrations, which run without a
+ * statement timeout.
  */
 export async function typeOrmOptions(
   url: string,
@@ -48,7 +51,9 @@ export async function typeOrmOptions(
       // (prepare-database.ts): PgBouncer refuses them as startup parameters.
       connectionTimeoutMillis: db.connectTimeoutMs,
       ...(responseDeadline && {
-        Client: clientWithResponseDeadline(db.connectTimeoutMs + db.statementTimeoutMs),
+        Client: clientLearningCommitPositions(
+          clientWithResponseDeadline(db.connectTimeoutMs + db.statementTimeoutMs),
+        ),
       }),
     },
   };
