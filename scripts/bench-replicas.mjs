@@ -4,9 +4,11 @@
 // Alternating rounds, medians: the listed GETs and placeOrder (req/s, ratio on / off), the
 // 1 000 000-order listOrders (time), and for each the CPU per request of the primary's and the
 // standby's PostgreSQL processes (/proc); the statements per placeOrder (pg_stat_statements).
+// BENCH_CPU_PROF=<folder>: each instance writes its V8 CPU profile to <folder>/on or /off.
 import { spawn } from 'node:child_process';
 import { openSync, readFileSync, readdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { createRun, runToVerdict, seedOrders, startInstance, waitReady } from './lib/harness.mjs';
@@ -127,10 +129,16 @@ async function main() {
     METRICS_HOST: '127.0.0.1',
     LOG_FORMAT: 'json',
     LOG_LEVEL: 'warn',
+    // Stopped at the end within the harness's 5 s (and so a CPU profile gets written).
+    SHUTDOWN_DRAIN_DELAY_MS: '0',
   };
+  const profiles = process.env.BENCH_CPU_PROF?.trim();
+  const profiled = (name) =>
+    profiles ? ['--cpu-prof', `--cpu-prof-dir=${resolve(profiles, name)}`] : [];
   startInstance(run, {
     work,
     instance: on,
+    nodeArgs: profiled('on'),
     env: {
       ...env,
       DATABASE_REPLICA_URLS: standbyUrl,
@@ -142,6 +150,7 @@ async function main() {
   startInstance(run, {
     work,
     instance: off,
+    nodeArgs: profiled('off'),
     // Both keys are in the one database; each instance makes one of them at its start.
     env: { ...env, BOOTSTRAP_API_KEY: READ_KEY, METRICS_PORT: String(off.metricsPort) },
   });
