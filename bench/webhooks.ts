@@ -10,6 +10,9 @@
  * request that PostgreSQL counted, and, with subscriptions, the deliveries sent per second, the
  * oldest pending delivery's age (sampled every SAMPLE_MS) and the pending ones at the end.
  *
+ * BENCH_WEBHOOK_SPLIT=1 runs the dispatcher in an instance of its own (WEBHOOK_DISPATCHER=false
+ * on the one that takes the requests, as docs/webhooks.md suggests under load) and reports each
+ * instance's CPU: the dispatcher's share.
  * BENCH_DISPATCH_ONLY=1 times the dispatcher alone and writes no results file;
  * BENCH_CPU_PROF=<folder> does the same with the service writing its V8 CPU profile there
  * (`--cpu-prof`). WEBHOOK_CONCURRENCY, when set, is handed to the service.
@@ -108,11 +111,20 @@ async function main(): Promise<void> {
   const env = { PATH: process.env.PATH ?? '', DATABASE_URL: db.url };
   const client = new pg.Client({ connectionString: db.url });
   let service: Awaited<ReturnType<typeof startProductionService>> | undefined;
+  /** With BENCH_WEBHOOK_SPLIT=1, the instance that only dispatches. */
+  let dispatcher: Awaited<ReturnType<typeof startProductionService>> | undefined;
+  const split = process.env.BENCH_WEBHOOK_SPLIT === '1';
   try {
     await runNode(join(app, 'dist', 'database', 'migrate.cli.js'), env, workDir);
     await client.connect();
     const data = await seedBase(client);
     const profiles = process.env.BENCH_CPU_PROF?.trim();
+    const dispatcherEnv = {
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      ...(process.env.WEBHOOK_CONCURRENCY
+        ? { WEBHOOK_CONCURRENCY: process.env.WEBHOOK_CONCURRENCY }
+        : {}),
+    };
     service = await startProductionService({
       workDir,
       databaseUrl: db.url,
@@ -125,14 +137,22 @@ async function main(): Promise<void> {
             join(app, 'dist', 'tracing', 'register.js'),
           ]
         : undefined,
-      env: {
-        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-        ...(process.env.WEBHOOK_CONCURRENCY
-          ? { WEBHOOK_CONCURRENCY: process.env.WEBHOOK_CONCURRENCY }
-          : {}),
-      },
+      env: { ...dispatcherEnv, ...(split ? { WEBHOOK_DISPATCHER: 'false' } : {}) },
     });
+    if (split) {
+      dispatcher = await startProductionService({
+        name: 'dispatcher',
+        workDir,
+        databaseUrl: db.url,
+        apiKey: data.apiKey,
+        env: dispatcherEnv,
+      });
+    }
     const server = service;
+    /** The instance whose dispatcher sends the deliveries. */
+    const dispatching = dispatcher ?? service;
+    /** CPU ms of the dispatcher-only instance over the "on" rounds, and of the API instance. */
+    const splitCpu = { dispatcher: 0, api: 0 };
     const headers = {
       authorization: `Bearer ${data.apiKey}`,
       'content-type': 'application/json',
@@ -207,7 +227,7 @@ async function main(): Promise<void> {
         data: { id: 1, petId, quantity: 1, complete: false, status: 'placed' },
       });
       const statementsBefore = await snapshotStatements(client);
-      const cpuBefore = server.cpuMs() ?? 0;
+      const cpuBefore = dispatching.cpuMs() ?? 0;
       const connectionsBefore = receiverConnections;
       const started = performance.now();
       await client.query(
@@ -232,7 +252,7 @@ async function main(): Promise<void> {
       );
       return {
         perSecond: DISPATCH_BACKLOG / seconds,
-        cpuUsPerDelivery: (((server.cpuMs() ?? 0) - cpuBefore) * 1000) / DISPATCH_BACKLOG,
+        cpuUsPerDelivery: (((dispatching.cpuMs() ?? 0) - cpuBefore) * 1000) / DISPATCH_BACKLOG,
         statementsPerDelivery: cost ? cost.perRequest + cost.backgroundPerRequest : null,
         statements: cost,
         connections: receiverConnections - connectionsBefore,
@@ -266,7 +286,10 @@ async function main(): Promise<void> {
           if (mode === 'off') {
             results[operation].off.push(await run());
           } else {
+            const before = { api: server.cpuMs() ?? 0, dispatcher: dispatcher?.cpuMs() ?? 0 };
             const { result, backlog } = await sampleBacklog(client, run);
+            splitCpu.api += (server.cpuMs() ?? 0) - before.api;
+            splitCpu.dispatcher += (dispatcher?.cpuMs() ?? 0) - before.dispatcher;
             results[operation].on.push(result);
             backlogs[operation].push(backlog);
           }
@@ -281,6 +304,16 @@ async function main(): Promise<void> {
     const lines = [
       `# What events cost placeOrder and cancelOrder, and whether the dispatcher keeps up (${date})`,
       '',
+      ...(split
+        ? [
+            `The dispatcher in an instance of its own (BENCH_WEBHOOK_SPLIT=1): the requests go to an ` +
+              `instance with WEBHOOK_DISPATCHER=false, a second one only dispatches. Over the rounds ` +
+              `with subscriptions, CPU: dispatcher instance ${(splitCpu.dispatcher / 1000).toFixed(1)} s, ` +
+              `API instance ${(splitCpu.api / 1000).toFixed(1)} s: the dispatcher's share ` +
+              `${((100 * splitCpu.dispatcher) / (splitCpu.dispatcher + splitCpu.api)).toFixed(0)} %.`,
+            '',
+          ]
+        : []),
       `Built service, production settings (rate limiter on at 1 000 000/min, request logs at info to a file); ` +
         `PostgreSQL ${db.version} (${db.server}). Webhooks on = ${SUBSCRIPTIONS} subscriptions to every event ` +
         `(each change inserts ${SUBSCRIPTIONS} deliveries; the dispatcher sends them meanwhile). ${ROUNDS} alternating ` +
@@ -341,8 +374,9 @@ async function main(): Promise<void> {
       '',
       ...details,
     );
-    await saveReport(app, `webhooks-${date}`, lines);
+    await saveReport(app, `webhooks-${date}${split ? '-split' : ''}`, lines);
   } finally {
+    await dispatcher?.stop();
     await service?.stop();
     await client.end().catch(() => undefined);
     receiver.close();
