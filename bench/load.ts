@@ -49,15 +49,27 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const loadAverage = Number(loadavg()[0]?.toFixed(2));
   const postgresBefore = (await options.postgresCpu?.()) ?? null;
   const cpuBefore = options.serverCpuMs();
-  const result = await autocannon({
-    url: options.url,
-    connections: options.connections,
-    pipelining: 1,
-    duration: options.durationS,
-    ...(options.amount === undefined ? {} : { amount: options.amount }),
-    timeout: 10,
-    headers: options.headers,
-    requests: options.requests,
+  // Autocannon notices the end of a run of a fixed `amount` only at its next whole second (its
+  // duration says so too): the run lasts until the last answer arrived.
+  const started = performance.now();
+  let lastAnswer = started;
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: options.url,
+        connections: options.connections,
+        pipelining: 1,
+        duration: options.durationS,
+        ...(options.amount === undefined ? {} : { amount: options.amount }),
+        timeout: 10,
+        headers: options.headers,
+        requests: options.requests,
+      },
+      (error: Error | null, finished) => (error ? reject(error) : resolve(finished)),
+    );
+    instance.on('response', () => {
+      lastAnswer = performance.now();
+    });
   });
   const statusCodes: Record<string, number> = {};
   for (const [code, stats] of Object.entries(result.statusCodeStats ?? {})) {
@@ -65,13 +77,14 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   }
   const expected = statusCodes[String(options.expectedStatus)] ?? 0;
   const answered = Object.values(statusCodes).reduce((sum, count) => sum + count, 0);
+  const elapsedS = (lastAnswer - started) / 1000;
   const cpuAfter = options.serverCpuMs();
   const postgresMs = backendCpuBetween(postgresBefore, (await options.postgresCpu?.()) ?? null);
   return {
     requests: result.requests.total,
     sent: result.requests.sent,
-    durationS: result.duration,
-    requestsPerSecond: result.duration > 0 ? result.requests.total / result.duration : 0,
+    durationS: elapsedS,
+    requestsPerSecond: elapsedS > 0 ? result.requests.total / elapsedS : 0,
     latencyP50Ms: result.latency.p50,
     latencyP99Ms: result.latency.p99,
     latencyMaxMs: result.latency.max,

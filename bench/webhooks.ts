@@ -14,8 +14,8 @@
  * on the one that takes the requests, as docs/webhooks.md suggests under load) and reports each
  * instance's CPU: the dispatcher's share.
  * BENCH_DISPATCH_ONLY=1 times the dispatcher alone and writes no results file;
- * BENCH_CPU_PROF=<folder> does the same with the service writing its V8 CPU profile there
- * (`--cpu-prof`). WEBHOOK_CONCURRENCY, when set, is handed to the service.
+ * BENCH_CPU_PROF=<folder> has the service (both instances with BENCH_WEBHOOK_SPLIT=1) write its
+ * V8 CPU profile there (`--cpu-prof`). WEBHOOK_CONCURRENCY, when set, is handed to the service.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -119,6 +119,16 @@ async function main(): Promise<void> {
     await client.connect();
     const data = await seedBase(client);
     const profiles = process.env.BENCH_CPU_PROF?.trim();
+    /** With BENCH_CPU_PROF, an instance's profile goes to <folder>/<name>. */
+    const profiled = (name: string) =>
+      profiles
+        ? [
+            '--cpu-prof',
+            `--cpu-prof-dir=${resolve(profiles, name)}`,
+            '--import',
+            join(app, 'dist', 'tracing', 'register.js'),
+          ]
+        : undefined;
     const dispatcherEnv = {
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       ...(process.env.WEBHOOK_CONCURRENCY
@@ -129,14 +139,7 @@ async function main(): Promise<void> {
       workDir,
       databaseUrl: db.url,
       apiKey: data.apiKey,
-      nodeArgs: profiles
-        ? [
-            '--cpu-prof',
-            `--cpu-prof-dir=${resolve(profiles)}`,
-            '--import',
-            join(app, 'dist', 'tracing', 'register.js'),
-          ]
-        : undefined,
+      nodeArgs: profiled('service'),
       env: { ...dispatcherEnv, ...(split ? { WEBHOOK_DISPATCHER: 'false' } : {}) },
     });
     if (split) {
@@ -145,6 +148,7 @@ async function main(): Promise<void> {
         workDir,
         databaseUrl: db.url,
         apiKey: data.apiKey,
+        nodeArgs: profiled('dispatcher'),
         env: dispatcherEnv,
       });
     }
@@ -269,7 +273,7 @@ async function main(): Promise<void> {
     await place(); // warm-up
     process.stderr.write(`dispatcher alone: ${DISPATCH_BACKLOG} deliveries …\n`);
     const alone = await dispatchAlone();
-    if (profiles || process.env.BENCH_DISPATCH_ONLY === '1') {
+    if (process.env.BENCH_DISPATCH_ONLY === '1') {
       process.stdout.write(
         `dispatcher alone: ${JSON.stringify({ ...alone, statements: undefined })}\n`,
       );

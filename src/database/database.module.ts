@@ -35,7 +35,10 @@ export class DatabaseModule {
               new Logger('Database').log(`applied migrations: ${applied.join(', ')}`);
             }
             return {
-              ...(await typeOrmOptions(databaseUrl, db, { responseDeadline: true })),
+              ...(await typeOrmOptions(databaseUrl, db, {
+                responseDeadline: true,
+                commitPositions: readRoutingEnabled(config),
+              })),
               autoLoadEntities: true,
               // Start-up fails fast with one clear error instead of retrying for half a minute.
               retryAttempts: 0,

@@ -27,15 +27,21 @@ export const MIGRATIONS_TABLE = 'typeorm_migrations';
  * pool: each statement is answered within DB_CONNECT_TIMEOUT_MS + DB_STATEMENT_TIMEOUT_MS or
  * its connection is dropped (response-deadline.ts), the longest the service waits for a connection
  * (through PgBouncer, the wait for a server connection comes after the statement is sent) plus
- * the longest a server runs one; and the positions of a request's commits are learned as it
- * commits, when it records them (commit-positions.ts). Not for migrations, which run without a
- * statement timeout.
+ * the longest a server runs one. `commitPositions`, with read routing: the positions of a
+ * request's commits are learned as it commits (commit-positions.ts). Not for migrations, which
+ * run without a statement timeout.
  */
 export async function typeOrmOptions(
   url: string,
   db: AppConfig['db'],
-  { responseDeadline = false }: { responseDeadline?: boolean } = {},
+  {
+    responseDeadline = false,
+    commitPositions = false,
+  }: { responseDeadline?: boolean; commitPositions?: boolean } = {},
 ): Promise<DataSourceOptions> {
+  const Client = responseDeadline
+    ? clientWithResponseDeadline(db.connectTimeoutMs + db.statementTimeoutMs)
+    : undefined;
   return {
     type: 'postgres',
     url,
@@ -50,11 +56,7 @@ export async function typeOrmOptions(
       // An exhausted pool fails fast. Statement timeouts are the role's settings
       // (prepare-database.ts): PgBouncer refuses them as startup parameters.
       connectionTimeoutMillis: db.connectTimeoutMs,
-      ...(responseDeadline && {
-        Client: clientLearningCommitPositions(
-          clientWithResponseDeadline(db.connectTimeoutMs + db.statementTimeoutMs),
-        ),
-      }),
+      ...(Client && { Client: commitPositions ? clientLearningCommitPositions(Client) : Client }),
     },
   };
 }
