@@ -148,7 +148,7 @@ describe('loadConfig', () => {
       allowPrivateTargets: false,
       retryScheduleMs: [5, 30, 120, 600, 3600, 21600, 43200].map((s) => s * 1000),
       pollIntervalMs: 500,
-      concurrency: 8,
+      concurrency: 64,
       timeoutMs: 10_000,
       claimTtlMs: 60_000,
       disableAfterSeconds: 432_000,
