@@ -46,6 +46,8 @@ const EXTRA_ENV = Object.fromEntries(
     .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
 );
 
+const NODE_ARGS = (process.env.HOSTILE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+
 const databaseUrl = `postgres://postgres@127.0.0.1:${pgPort}/petstore`;
 const statsUrl = `postgres://postgres@127.0.0.1:${pgPort}/postgres`; // not counted in petstore's
 const runId = Math.random().toString(36).slice(2, 10);
@@ -69,7 +71,8 @@ function start(instance) {
     work,
     instance,
     // Forced collections before each memory reading (test-only, scripts/lib/soak-gc-hook.mjs).
-    nodeArgs: GC_HOOK_ARGS,
+    // HOSTILE_NODE_ARGS: Node options for the instances (say, --cpu-prof --cpu-prof-dir=…).
+    nodeArgs: [...GC_HOOK_ARGS, ...NODE_ARGS],
     env: {
       ...instanceEnv({
         databaseUrl,
@@ -305,6 +308,13 @@ async function fairShares(check, keys) {
   check(
     "other keys' requests (per second)",
     `${others.length} (${(others.length / seconds).toFixed(0)}/s)`,
+    '-',
+    true,
+  );
+  const otherMs = others.map((o) => o.ended - o.started);
+  check(
+    "other keys' answer times: median / p99 / max",
+    `${percentile(otherMs, 0.5)} / ${percentile(otherMs, 0.99)} / ${Math.max(...otherMs)} ms`,
     '-',
     true,
   );

@@ -9,6 +9,7 @@
 # builds, makes the PostgreSQL cluster and removes everything afterwards (scripts/lib/harness.sh).
 # HOSTILE_ONLY=name[,name…] runs only those scenarios (the names are printed at the start).
 # HOSTILE_ENV='NAME=value …' adds (or overrides) instance environment variables.
+# HOSTILE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/p' adds Node options to the instances.
 # HOSTILE_DIST=path runs another compiled copy than this checkout's dist/.
 # HOSTILE_KEEP=1 keeps the scratch folder (instance, nginx, Redis and PostgreSQL logs).
 set -euo pipefail

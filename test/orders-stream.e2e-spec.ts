@@ -62,6 +62,32 @@ function pool(t: TestApp): pg.Pool {
   return (t.app.get(DataSource).driver as unknown as { master: pg.Pool }).master;
 }
 
+/**
+ * Records the text of each statement the app's pool runs from now until stop() (which returns
+ * them).
+ */
+function recordStatements(t: TestApp): { stop(): string[] } {
+  const statements: string[] = [];
+  const wrapped = new WeakSet<pg.PoolClient>();
+  const onAcquire = (client: pg.PoolClient): void => {
+    if (wrapped.has(client)) return;
+    wrapped.add(client);
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: typeof query }).query = (...args: unknown[]) => {
+      const config = args[0] as string | { text: string };
+      statements.push(typeof config === 'string' ? config : config.text);
+      return query(...args);
+    };
+  };
+  pool(t).on('acquire', onAcquire);
+  return {
+    stop() {
+      pool(t).removeListener('acquire', onAcquire);
+      return statements;
+    },
+  };
+}
+
 async function until(
   condition: () => boolean | Promise<boolean>,
   timeoutMs: number,
@@ -132,21 +158,9 @@ describe('GET /v1/store/orders streaming (e2e)', () => {
       await small.db.query(
         `UPDATE orders SET ship_date = '2026-11-25 10:33:54.571234+05:30' WHERE id % 2 = 0`,
       );
-      const statements: string[] = [];
-      const wrapped = new WeakSet<pg.PoolClient>();
-      const onAcquire = (client: pg.PoolClient): void => {
-        if (wrapped.has(client)) return;
-        wrapped.add(client);
-        const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-        (client as unknown as { query: typeof query }).query = (...args: unknown[]) => {
-          const config = args[0] as string | { text: string };
-          statements.push(typeof config === 'string' ? config : config.text);
-          return query(...args);
-        };
-      };
-      pool(small).on('acquire', onAcquire);
+      const recording = recordStatements(small);
       const res = await small.http.get('/v1/store/orders').set('Authorization', small.auth);
-      pool(small).removeListener('acquire', onAcquire);
+      const statements = recording.stop();
       expect(res.status).toBe(200);
       expect(res.body).toHaveLength(4999);
       // Whole, it goes out with its length, as one write, not chunked.
@@ -209,7 +223,10 @@ describe('GET /v1/store/orders: limits (e2e)', () => {
       expect(first.response.statusCode).toBe(200);
 
       // The same key again: over its share (its own doing), whatever the instance has free.
+      // Refused before any statement reads the orders: the list is long while one streams.
+      const refusedStatements = recordStatements(t);
       const again = await t.http.get('/v1/store/orders').set('Authorization', t.auth);
+      expect(refusedStatements.stop().filter((text) => /FROM orders/.test(text))).toEqual([]);
       expect(again.status).toBe(429);
       expect(again.headers['retry-after']).toBe('1');
       expect(again.body).toEqual({
@@ -225,7 +242,9 @@ describe('GET /v1/store/orders: limits (e2e)', () => {
       expect(second.response.statusCode).toBe(200);
 
       // Every slot taken: a third key gets the instance's 503.
+      const fullStatements = recordStatements(t);
       const full = await t.http.get('/v1/store/orders').set('Authorization', `Bearer ${third.key}`);
+      expect(fullStatements.stop().filter((text) => /FROM orders/.test(text))).toEqual([]);
       expect(full.status).toBe(503);
       expect(full.headers['retry-after']).toBe('1');
       expect(full.body).toEqual({

@@ -44,6 +44,26 @@ describe('StreamSlots', () => {
     expect(tryAcquire(s, 1)).toBe(503);
   });
 
+  it('tells beforehand, without taking a slot, whether acquire would refuse', () => {
+    const s = slots(2, 1);
+    const refusal = (keyId: number): number | 'none' => {
+      try {
+        s.refuseIfTaken(keyId);
+        return 'none';
+      } catch (error) {
+        return (error as DomainError).status;
+      }
+    };
+    expect(refusal(1)).toBe('none');
+    expect(refusal(1)).toBe('none');
+    s.acquire(1);
+    expect(refusal(1)).toBe(429);
+    expect(refusal(2)).toBe('none');
+    s.acquire(2);
+    expect(refusal(3)).toBe(503);
+    expect(refusal(1)).toBe(429);
+  });
+
   it('forgets a key that holds no slot (no entry per key ever seen)', () => {
     const s = slots(1, 1);
     for (let keyId = 0; keyId < 10_000; keyId++) s.acquire(keyId)();

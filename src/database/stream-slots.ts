@@ -30,8 +30,27 @@ export class StreamSlots {
    * however often called).
    */
   acquire(keyId: number): () => void {
+    this.refuseIfTaken(keyId);
     const held = this.openByKey.get(keyId) ?? 0;
-    if (held >= this.perKey) {
+    this.open++;
+    this.openByKey.set(keyId, held + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.open--;
+      const left = (this.openByKey.get(keyId) ?? 1) - 1;
+      if (left === 0) this.openByKey.delete(keyId);
+      else this.openByKey.set(keyId, left);
+    };
+  }
+
+  /**
+   * Throws the 429 or 503 that acquire would, without taking a slot: for a caller that can tell
+   * it will need one before it does any work for it.
+   */
+  refuseIfTaken(keyId: number): void {
+    if ((this.openByKey.get(keyId) ?? 0) >= this.perKey) {
       throw new DomainError(
         ErrorCode.RATE_LIMITED,
         `This API key already has its share of order lists being sent at once (${this.perKey}); retry when one has finished.`,
@@ -44,16 +63,5 @@ export class StreamSlots {
         1,
       );
     }
-    this.open++;
-    this.openByKey.set(keyId, held + 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.open--;
-      const left = (this.openByKey.get(keyId) ?? 1) - 1;
-      if (left === 0) this.openByKey.delete(keyId);
-      else this.openByKey.set(keyId, left);
-    };
   }
 }

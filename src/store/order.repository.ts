@@ -67,8 +67,15 @@ export class OrderRepository {
    * instance's slots taken). A list that fits in one statement takes none:
    * it holds its connection no longer than any other query (and a 503 for it would make a
    * balancer that retries on 503, like deploy/nginx, take the instance out of rotation).
+   *
+   * Every caller lists the same orders, so while lists are streaming the list is long: a key
+   * at its share, or an instance with every slot taken, is refused before the first statement
+   * reads its rows only to discard them. Without that, a key asking again and again made each
+   * refusal cost a statement of LIST_SINGLE_QUERY_ROWS rows, and the other keys waited behind
+   * them (docs/operating.md, Hostile clients test).
    */
   async listAllAsJson(callerKeyId: number): Promise<string | Readable> {
+    this.streamSlots.refuseIfTaken(callerKeyId);
     // On a replica as on the primary: the COPY is one statement, so one snapshot.
     return this.reads.open(async (pool: pg.Pool) => {
       const stream = new BatchedQueryStream(pool, {
