@@ -10,7 +10,8 @@
  * against bare Nest's, and each piece's cost: the whole service's CPU per request less the
  * process's without it.
  *
- * BENCH_REQUESTS (3000), BENCH_ROUNDS (3), BENCH_CONNECTIONS (50); BENCH_CPU_PROF=<folder>
+ * BENCH_REQUESTS (3000), BENCH_ROUNDS (5), BENCH_WARM_UP (10 000), BENCH_CONNECTIONS (50);
+ * BENCH_CPU_PROF=<folder>
  * also writes the whole service's V8 CPU profile there (`--cpu-prof`); BENCH_BEFORE_DIST=<a
  * dist/ folder> runs the same processes for that build too ("before"), in the same rounds.
  */
@@ -29,7 +30,10 @@ import { median, startProductionService } from './service.js';
 import { saveReport } from './report.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+// Requests per process and GET before the rounds: V8 keeps optimizing well past the first few
+// thousand (with 1 500, a process's first round could cost a third more CPU than its last).
+const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 10_000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const SMALL_ORDERS = 100;
 
@@ -138,7 +142,7 @@ async function main(): Promise<void> {
 
     const loadAtStart = loadavg()[0] ?? 0;
     for (const server of servers) {
-      for (const get of gets) await run(server, get.path, REQUESTS / 2); // warm-up
+      for (const get of gets) await run(server, get.path, WARM_UP);
     }
     // results[get][contender]: one LoadResult per round.
     const results: LoadResult[][][] = gets.map(() => servers.map(() => []));
@@ -161,6 +165,28 @@ async function main(): Promise<void> {
     const cpu = (g: number, s: number) => of(g, s, (r) => r.serverCpuUsPerRequest);
     const rps = (g: number, s: number) => of(g, s, (r) => r.requestsPerSecond);
     const p99 = (g: number, s: number) => of(g, s, (r) => r.latencyP99Ms);
+    // The median over the rounds of a figure of two processes in the same round: the machine's
+    // drift from round to round (its load, the processes' warming) cancels.
+    const paired = (
+      g: number,
+      s: number,
+      t: number,
+      pick: (r: LoadResult) => number | null,
+      combine: (mine: number, theirs: number) => number,
+    ): number =>
+      median(
+        (results[g]?.[s] ?? []).flatMap((r, round) => {
+          const mine = pick(r);
+          const other = results[g]?.[t]?.[round];
+          const theirs = other ? pick(other) : null;
+          return typeof mine === 'number' && typeof theirs === 'number'
+            ? [combine(mine, theirs)]
+            : [];
+        }),
+      );
+    const ratio = (mine: number, theirs: number) => mine / theirs;
+    const cpuOf = (r: LoadResult) => r.serverCpuUsPerRequest;
+    const rpsOf = (r: LoadResult) => r.requestsPerSecond;
     const bareNest = 0;
     const serviceCount = PIECES.length + 2;
     const after = 2;
@@ -176,20 +202,21 @@ async function main(): Promise<void> {
         `limiter on at 1 000 000/min, request logs at info to a file, metrics on), whole and without ` +
         `each piece (bench/pieces-server.ts), beside bare Nest and the raw baseline` +
         (before ? `, and the same for the build in ${before} ("before")` : '') +
-        `; PostgreSQL ${db.version} (${db.server}). ${ROUNDS} rounds of ${REQUESTS} requests per ` +
-        `process and GET, ${CONNECTIONS} connections; medians. Load average ${loadAtStart.toFixed(2)} ` +
+        `; PostgreSQL ${db.version} (${db.server}). ${WARM_UP} requests per process and GET to warm ` +
+        `up, then ${ROUNDS} rounds of ${REQUESTS} requests per process and GET, ${CONNECTIONS} ` +
+        `connections; medians. Load average ${loadAtStart.toFixed(2)} ` +
         `at the start, ${Math.min(...loads).toFixed(2)} to ${Math.max(...loads).toFixed(2)} during ` +
         `the runs, on 2 cores. Errors or unexpected statuses: ${errors}.`,
       '',
       "A piece's cost: the whole service's server CPU per request less the process's without it " +
-        '(µs; within ±50 or so it is noise). ÷ Nest: against bare Nest in the same run.',
+        '(µs; within ±50 or so it is noise). ÷ Nest and the cost: each round against bare Nest (the ' +
+        'whole service) in the same round, then the median of the rounds; CPU µs/req, req/s and ' +
+        'p99: medians of the rounds.',
       '',
     ];
     const cell = (value: number, digits = 0): string =>
       Number.isFinite(value) ? value.toFixed(digits) : '—';
     for (const [g, get] of gets.entries()) {
-      const nestCpu = cpu(g, bareNest);
-      const nestRps = rps(g, bareNest);
       lines.push(
         `## ${get.title}`,
         '',
@@ -200,13 +227,14 @@ async function main(): Promise<void> {
       const row = (name: string, s: number, piece: boolean, b?: number): string => {
         const columns = (at: number, whole: number): string[] => [
           cell(cpu(g, at)),
-          cell(cpu(g, at) / nestCpu, 2),
-          piece ? cell(cpu(g, whole) - cpu(g, at)) : '',
+          cell(paired(g, at, bareNest, cpuOf, ratio), 2),
+          piece ? cell(paired(g, whole, at, cpuOf, (w, without) => w - without)) : '',
         ];
+        const rpsRatio = (at: number) => cell(paired(g, at, bareNest, rpsOf, ratio), 2);
         const [c, r, cost] = columns(s, after);
-        const now = `| ${name} | ${c} | ${r} | ${cost} | ${cell(rps(g, s))} | ${cell(rps(g, s) / nestRps, 2)} | ${cell(p99(g, s))} |`;
+        const now = `| ${name} | ${c} | ${r} | ${cost} | ${cell(rps(g, s))} | ${rpsRatio(s)} | ${cell(p99(g, s))} |`;
         if (beforeAt === undefined || b === undefined) return now + (before ? ' | | | |' : '');
-        return `${now} ${columns(b, beforeAt).join(' | ')} | ${cell(rps(g, b) / nestRps, 2)} |`;
+        return `${now} ${columns(b, beforeAt).join(' | ')} | ${rpsRatio(b)} |`;
       };
       lines.push(row('bare Nest', bareNest, false), row('raw', 1, false));
       for (let i = 0; i < serviceCount; i++) {
