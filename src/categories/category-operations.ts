@@ -3,7 +3,9 @@ import { ApiBody, ApiCreatedResponse, ApiOperation } from '@nestjs/swagger';
 import type { ApiVersion } from '../common/api-version.js';
 import {
   ApiErrorResponses,
+  IDEMPOTENCY_KEY_ERRORS,
   IDEMPOTENT_REPLAYED_HEADER,
+  JSON_BODY_ERRORS,
 } from '../common/errors/api-error-responses.decorator.js';
 import { ErrorCode } from '../common/errors/error-code.js';
 import { Stability } from '../common/http/api-decorators.js';
@@ -38,13 +40,5 @@ export const CreateCategoryOperation = (version: ApiVersion): MethodDecorator =>
       example: CATEGORY_EXAMPLE,
       headers: IDEMPOTENT_REPLAYED_HEADER,
     }),
-    ApiErrorResponses(
-      ErrorCode.VALIDATION_FAILED,
-      ErrorCode.MALFORMED_JSON,
-      ErrorCode.CATEGORY_EXISTS,
-      ErrorCode.PAYLOAD_TOO_LARGE,
-      ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-      ErrorCode.IDEMPOTENCY_KEY_IN_USE,
-      ErrorCode.IDEMPOTENCY_KEY_REUSED,
-    ),
+    ApiErrorResponses(...JSON_BODY_ERRORS, ErrorCode.CATEGORY_EXISTS, ...IDEMPOTENCY_KEY_ERRORS),
   );

@@ -9,7 +9,9 @@ import {
 import type { ApiVersion } from '../common/api-version.js';
 import {
   ApiErrorResponses,
+  IDEMPOTENCY_KEY_ERRORS,
   IDEMPOTENT_REPLAYED_HEADER,
+  JSON_BODY_ERRORS,
 } from '../common/errors/api-error-responses.decorator.js';
 import { ErrorCode } from '../common/errors/error-code.js';
 import { ApiInt64IdParam, Stability } from '../common/http/api-decorators.js';
@@ -69,13 +71,9 @@ export const PlaceOrderOperation = (version: ApiVersion): MethodDecorator =>
       },
     }),
     ApiErrorResponses(
-      ErrorCode.VALIDATION_FAILED,
-      ErrorCode.MALFORMED_JSON,
-      ErrorCode.PAYLOAD_TOO_LARGE,
-      ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+      ...JSON_BODY_ERRORS,
       { code: ErrorCode.PET_NOT_FOUND, status: HttpStatus.UNPROCESSABLE_ENTITY },
-      ErrorCode.IDEMPOTENCY_KEY_IN_USE,
-      ErrorCode.IDEMPOTENCY_KEY_REUSED,
+      ...IDEMPOTENCY_KEY_ERRORS,
     ),
   );
 

@@ -10,7 +10,9 @@ import {
 } from '@nestjs/swagger';
 import {
   ApiErrorResponses,
+  IDEMPOTENCY_KEY_ERRORS,
   IDEMPOTENT_REPLAYED_HEADER,
+  JSON_BODY_ERRORS,
 } from '../common/errors/api-error-responses.decorator.js';
 import { ErrorCode } from '../common/errors/error-code.js';
 import { JsonBody } from '../common/http/json-body.interceptor.js';
@@ -95,14 +97,10 @@ export const CreateWebhookOperation = (): MethodDecorator =>
       },
     }),
     ApiErrorResponses(
-      ErrorCode.VALIDATION_FAILED,
-      ErrorCode.MALFORMED_JSON,
-      ErrorCode.PAYLOAD_TOO_LARGE,
-      ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+      ...JSON_BODY_ERRORS,
       ErrorCode.WEBHOOK_LIMIT_REACHED,
       ErrorCode.WEBHOOK_NOT_FOUND,
-      ErrorCode.IDEMPOTENCY_KEY_IN_USE,
-      ErrorCode.IDEMPOTENCY_KEY_REUSED,
+      ...IDEMPOTENCY_KEY_ERRORS,
     ),
   );
 
@@ -229,13 +227,7 @@ export const UpdateWebhookOperation = (): MethodDecorator =>
       description: 'The subscription, changed',
       example: UPDATED_WEBHOOK_EXAMPLE,
     }),
-    ApiErrorResponses(
-      ErrorCode.VALIDATION_FAILED,
-      ErrorCode.MALFORMED_JSON,
-      ErrorCode.PAYLOAD_TOO_LARGE,
-      ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-      ErrorCode.WEBHOOK_NOT_FOUND,
-    ),
+    ApiErrorResponses(...JSON_BODY_ERRORS, ErrorCode.WEBHOOK_NOT_FOUND),
   );
 
 /** POST /webhooks/{webhookId}/rotate-secret. */
@@ -271,15 +263,7 @@ export const RotateWebhookSecretOperation = (): MethodDecorator =>
       example: ROTATED_WEBHOOK_SECRET_EXAMPLE,
       headers: IDEMPOTENT_REPLAYED_HEADER,
     }),
-    ApiErrorResponses(
-      ErrorCode.VALIDATION_FAILED,
-      ErrorCode.MALFORMED_JSON,
-      ErrorCode.PAYLOAD_TOO_LARGE,
-      ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-      ErrorCode.WEBHOOK_NOT_FOUND,
-      ErrorCode.IDEMPOTENCY_KEY_IN_USE,
-      ErrorCode.IDEMPOTENCY_KEY_REUSED,
-    ),
+    ApiErrorResponses(...JSON_BODY_ERRORS, ErrorCode.WEBHOOK_NOT_FOUND, ...IDEMPOTENCY_KEY_ERRORS),
   );
 
 /** GET /webhooks/{webhookId}/deliveries/{eventId}. */
@@ -366,12 +350,5 @@ export const RecoverWebhookDeliveriesOperation = (): MethodDecorator =>
       description: 'How many are pending again',
       example: REQUEUED_EXAMPLE,
     }),
-    ApiErrorResponses(
-      ErrorCode.VALIDATION_FAILED,
-      ErrorCode.MALFORMED_JSON,
-      ErrorCode.PAYLOAD_TOO_LARGE,
-      ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-      ErrorCode.WEBHOOK_NOT_FOUND,
-      ErrorCode.WEBHOOK_DISABLED,
-    ),
+    ApiErrorResponses(...JSON_BODY_ERRORS, ErrorCode.WEBHOOK_NOT_FOUND, ErrorCode.WEBHOOK_DISABLED),
   );

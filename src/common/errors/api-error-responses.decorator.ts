@@ -111,6 +111,20 @@ const CODE_HEADERS: Partial<Record<ErrorCode, HeadersObject>> = {
   },
 };
 
+/** What an operation that reads a JSON body can answer about the body itself. */
+export const JSON_BODY_ERRORS: readonly DocumentedError[] = [
+  ErrorCode.VALIDATION_FAILED,
+  ErrorCode.MALFORMED_JSON,
+  ErrorCode.PAYLOAD_TOO_LARGE,
+  ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+];
+
+/** What an operation that takes an Idempotency-Key can answer about the key. */
+export const IDEMPOTENCY_KEY_ERRORS: readonly DocumentedError[] = [
+  ErrorCode.IDEMPOTENCY_KEY_IN_USE,
+  ErrorCode.IDEMPOTENCY_KEY_REUSED,
+];
+
 /** Sent on an answer replayed for an Idempotency-Key (docs/api.md, Idempotency-Key). */
 export const IDEMPOTENT_REPLAYED_HEADER: HeadersObject = {
   'Idempotent-Replayed': {
