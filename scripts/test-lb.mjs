@@ -34,6 +34,9 @@ const CONNECTIONS = 20;
 const RATE = 300; // requests per second, over all connections: steady, not saturating 2 cores
 const START_DEADLINE_MS = 60000;
 const WATCHDOG_MS = 110000; // the whole run; well under CI's 2 minutes with setup
+// nginx error-log lines of a request a replica dropped after nginx had sent it.
+const DROPPED = /\(104: Connection reset by peer\)|prematurely closed|\(32: Broken pipe\)/;
+const DROPPED_GLOBAL = new RegExp(DROPPED.source, 'g');
 const runId = Math.random().toString(36).slice(2, 10);
 const fetch = globalThis.fetch;
 
@@ -212,7 +215,10 @@ async function main() {
   });
   if (through !== 200) throw new Error(`GET /v1/pets/1 through nginx answered ${through}`);
 
-  say(`load: ${CONNECTIONS} connections, ${RATE} requests/s through nginx`);
+  // The wall clock too: nginx's error log has only that, to place its lines on this timeline.
+  say(
+    `load: ${CONNECTIONS} connections, ${RATE} requests/s through nginx (at ${new Date().toISOString()})`,
+  );
   const load = startLoad(nginxPort);
   await sleep(2000);
 
@@ -266,10 +272,7 @@ async function main() {
     : '';
   const upstreamFailures = {
     refused: (errorLog.match(/connect\(\) failed \(111/g) ?? []).length,
-    'reset or closed after the request was sent': (
-      errorLog.match(/\(104: Connection reset by peer\)|prematurely closed|\(32: Broken pipe\)/g) ??
-      []
-    ).length,
+    'reset or closed after the request was sent': (errorLog.match(DROPPED_GLOBAL) ?? []).length,
     timeouts: (errorLog.match(/timed out/g) ?? []).length,
   };
 
@@ -327,8 +330,13 @@ async function main() {
   // A reset after nginx sent the request is a request the service dropped: nginx retried it
   // only because it was a GET; the same moment would have failed a POST.
   const dropped = upstreamFailures['reset or closed after the request was sent'];
-  if (dropped > 0)
+  if (dropped > 0) {
+    // Each one, with its time and connection, since the error log's tail may not reach them.
+    for (const line of errorLog.split('\n').filter((l) => DROPPED.test(l))) {
+      console.log(`  ${line}`);
+    }
     fail(`nginx saw ${dropped} requests dropped by a replica (reset or closed after sending)`);
+  }
   if (created < posts201) fail(`${created} categories created for ${posts201} answers 201`);
 }
 
