@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { ApiKeysService } from '../src/auth/api-keys.service.js';
 import { loadConfig } from '../src/config/app-config.js';
 import { insertPet } from './support/factories.js';
+import { replicaCaughtUp } from './support/replica.js';
 import { createTestApp, listeningOrigin, type TestApp } from './support/test-app.js';
 
 /**
@@ -32,6 +33,8 @@ const LIST_SESSION_PIDS = `SELECT pid FROM pg_stat_activity
 /**
  * Inserts `count` orders in one statement, in a mix of states: in a transaction of its own,
  * without the role's statement timeout (the app set it; this is test set-up, not a request).
+ * With a standby (npm run test:replicas), returns once it has them: the app reads from it, and
+ * these rows are no key's last write.
  */
 async function insertOrders(db: pg.Pool, petId: number, count: number): Promise<void> {
   const client = await db.connect();
@@ -49,6 +52,7 @@ async function insertOrders(db: pg.Pool, petId: number, count: number): Promise<
   } finally {
     client.release();
   }
+  await replicaCaughtUp();
 }
 
 /** The app's connection pool, as the driver holds it. */
