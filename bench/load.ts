@@ -4,6 +4,7 @@ import { request } from 'node:http';
 import { loadavg } from 'node:os';
 import { backendCpuBetween, type BackendCpu } from './postgres-cpu.js';
 import type { ServerProcess } from './processes.js';
+import { median } from './service.js';
 
 /** One autocannon run against one server. */
 export interface LoadResult {
@@ -291,4 +292,25 @@ export function loadGets(
     requests: [{ method: 'GET' }],
     serverCpuMs: () => server.cpuMs(),
   });
+}
+
+/**
+ * The median over the rounds of `combine(pick(mine[i]), pick(theirs[i]))`: two processes
+ * compared within each round, so the machine's drift from round to round (its load, the
+ * processes' warming) cancels. Rounds where either figure is missing are left out.
+ */
+export function pairedMedian(
+  mine: readonly LoadResult[],
+  theirs: readonly LoadResult[],
+  pick: (result: LoadResult) => number | null,
+  combine: (mine: number, theirs: number) => number,
+): number {
+  return median(
+    mine.flatMap((result, round) => {
+      const a = pick(result);
+      const other = theirs[round];
+      const b = other ? pick(other) : null;
+      return typeof a === 'number' && typeof b === 'number' ? [combine(a, b)] : [];
+    }),
+  );
 }

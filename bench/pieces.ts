@@ -20,7 +20,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { openBenchDatabase } from './database.js';
-import { loadGets, type LoadResult } from './load.js';
+import { loadGets, pairedMedian, type LoadResult } from './load.js';
 import { PIECES } from './service-pieces.js';
 import { freePort, runMain, runNode, startServer, type ServerProcess } from './processes.js';
 import { productionNodeOptions } from './production-runtime.js';
@@ -165,25 +165,13 @@ async function main(): Promise<void> {
     const cpu = (g: number, s: number) => of(g, s, (r) => r.serverCpuUsPerRequest);
     const rps = (g: number, s: number) => of(g, s, (r) => r.requestsPerSecond);
     const p99 = (g: number, s: number) => of(g, s, (r) => r.latencyP99Ms);
-    // The median over the rounds of a figure of two processes in the same round: the machine's
-    // drift from round to round (its load, the processes' warming) cancels.
     const paired = (
       g: number,
       s: number,
       t: number,
       pick: (r: LoadResult) => number | null,
       combine: (mine: number, theirs: number) => number,
-    ): number =>
-      median(
-        (results[g]?.[s] ?? []).flatMap((r, round) => {
-          const mine = pick(r);
-          const other = results[g]?.[t]?.[round];
-          const theirs = other ? pick(other) : null;
-          return typeof mine === 'number' && typeof theirs === 'number'
-            ? [combine(mine, theirs)]
-            : [];
-        }),
-      );
+    ): number => pairedMedian(results[g]?.[s] ?? [], results[g]?.[t] ?? [], pick, combine);
     const ratio = (mine: number, theirs: number) => mine / theirs;
     const cpuOf = (r: LoadResult) => r.serverCpuUsPerRequest;
     const rpsOf = (r: LoadResult) => r.requestsPerSecond;

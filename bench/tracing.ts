@@ -19,7 +19,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { openBenchDatabase } from './database.js';
-import { loadGets, type LoadResult } from './load.js';
+import { loadGets, pairedMedian, type LoadResult } from './load.js';
 import { runMain, runNode, type ServerProcess } from './processes.js';
 import { seedBase } from './seed.js';
 import { median, startProductionService } from './service.js';
@@ -121,15 +121,13 @@ async function main(): Promise<void> {
     const cpu = (index: number) => of(index, (r) => r.serverCpuUsPerRequest);
     const p99 = (index: number) => of(index, (r) => r.latencyP99Ms);
     const off = modes.findIndex((mode) => mode.name === 'tracing off');
-    // Each round's CPU per request against tracing off's in the same round, then the median:
-    // the machine's drift from round to round (its load, the processes' warming) cancels.
+    // Each round's CPU per request against tracing off's in the same round, then the median.
     const roundRatio = (index: number) =>
-      median(
-        (results[index] ?? []).flatMap((r, round) => {
-          const mine = r.serverCpuUsPerRequest;
-          const base = results[off]?.[round]?.serverCpuUsPerRequest;
-          return typeof mine === 'number' && typeof base === 'number' ? [mine / base] : [];
-        }),
+      pairedMedian(
+        results[index] ?? [],
+        results[off] ?? [],
+        (r) => r.serverCpuUsPerRequest,
+        (mine, base) => mine / base,
       );
     const date = new Date().toISOString().slice(0, 10);
     const lines = [
