@@ -36,7 +36,6 @@ const START_DEADLINE_MS = 60000;
 const WATCHDOG_MS = 110000; // the whole run; well under CI's 2 minutes with setup
 // nginx error-log lines of a request a replica dropped after nginx had sent it.
 const DROPPED = /\(104: Connection reset by peer\)|prematurely closed|\(32: Broken pipe\)/;
-const DROPPED_GLOBAL = new RegExp(DROPPED.source, 'g');
 const runId = Math.random().toString(36).slice(2, 10);
 const fetch = globalThis.fetch;
 
@@ -270,9 +269,11 @@ async function main() {
   const errorLog = existsSync(`${work}/nginx/error.log`)
     ? readFileSync(`${work}/nginx/error.log`, 'utf8')
     : '';
+  // nginx writes one line per failure.
+  const droppedLines = errorLog.split('\n').filter((line) => DROPPED.test(line));
   const upstreamFailures = {
     refused: (errorLog.match(/connect\(\) failed \(111/g) ?? []).length,
-    'reset or closed after the request was sent': (errorLog.match(DROPPED_GLOBAL) ?? []).length,
+    'reset or closed after the request was sent': droppedLines.length,
     timeouts: (errorLog.match(/timed out/g) ?? []).length,
   };
 
@@ -332,9 +333,7 @@ async function main() {
   const dropped = upstreamFailures['reset or closed after the request was sent'];
   if (dropped > 0) {
     // Each one, with its time and connection, since the error log's tail may not reach them.
-    for (const line of errorLog.split('\n').filter((l) => DROPPED.test(l))) {
-      console.log(`  ${line}`);
-    }
+    for (const line of droppedLines) console.log(`  ${line}`);
     fail(`nginx saw ${dropped} requests dropped by a replica (reset or closed after sending)`);
   }
   if (created < posts201) fail(`${created} categories created for ${posts201} answers 201`);
