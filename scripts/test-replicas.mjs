@@ -3,6 +3,7 @@
 //   1. the listed reads (v1 and v2) go to the replica, counted by petstore_db_reads_total;
 //      a 1M-order listOrders streamed from the replica while orders are placed on the primary
 //      is complete, valid JSON and exactly one snapshot;
+//      a key marked pending (a write whose position is not known yet) reads on the primary;
 //   2. read-your-writes with replay paused: key A places an order through instance 1 and reads
 //      it through instance 2 at once (primary), key B reads through instance 2 and does not see
 //      it yet (the replica);
@@ -13,8 +14,10 @@
 //   5. Redis stopped under load: no failed request, reads on the primary; back on the replica
 //      once Redis is.
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { openSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import {
   createRun,
@@ -275,6 +278,18 @@ async function listWhileWriting(petId) {
   if (!copySeen) fail("the COPY was not seen in the standby's pg_stat_activity");
 }
 
+/** The id of API key `key` (keys are stored as their SHA-256). */
+async function keyIdOf(key) {
+  const client = new pg.Client(primaryUrl);
+  await client.connect();
+  try {
+    const hash = createHash('sha256').update(key).digest('hex');
+    return (await client.query('SELECT id FROM api_keys WHERE key_hash = $1', [hash])).rows[0].id;
+  } finally {
+    await client.end();
+  }
+}
+
 async function onPrimaryLsn() {
   const client = new pg.Client(primaryUrl);
   await client.connect();
@@ -372,6 +387,28 @@ async function main() {
   say(`listed reads: ${onReplica} on the replica, ${onPrimary} on the primary`);
   if (onReplica !== listed.length * 2 || onPrimary !== 0) {
     fail(`expected all ${listed.length * 2} listed reads on the replica`);
+  }
+
+  // 1a. A key marked pending in Redis, as an instance marks it before a write's answer while
+  // the write's position is not known yet: its reads go to the primary until the mark goes.
+  const pendingMark = `petstore:write-pending:${await keyIdOf(KEY_B)}`;
+  const marker = new Redis(`redis://127.0.0.1:${redisPort}`);
+  try {
+    await marker.set(pendingMark, 'scenario.1', 'PX', 10_000);
+    before = await reads(two);
+    const marked = await call(two, 'GET', '/v2/categories', KEY_B);
+    await marker.del(pendingMark);
+    const unmarked = await call(two, 'GET', '/v2/categories', KEY_B);
+    after = await reads(two);
+    say(
+      `key B marked pending: ${marked.status}, then unmarked: ${unmarked.status}; instance-2 ` +
+        `reads: primary +${after.primary - before.primary}, replica +${after.replica - before.replica}`,
+    );
+    if (after.primary - before.primary !== 1 || after.replica - before.replica !== 1) {
+      fail('expected the pending key on the primary (1 read), then on the replica (1)');
+    }
+  } finally {
+    marker.disconnect();
   }
 
   // 1b. A 1M-order listOrders (the COPY path, one snapshot) streamed from the replica while

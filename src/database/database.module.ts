@@ -37,7 +37,7 @@ export class DatabaseModule {
             return {
               ...(await typeOrmOptions(databaseUrl, db, {
                 responseDeadline: true,
-                commitPositions: readRoutingEnabled(config),
+                noticeCommits: readRoutingEnabled(config),
               })),
               autoLoadEntities: true,
               // Start-up fails fast with one clear error instead of retrying for half a minute.

@@ -7,17 +7,16 @@ import {
 } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Redis } from 'ioredis';
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import type { Counter } from 'prom-client';
 import { DataSource } from 'typeorm';
-import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import type { AppConfig } from '../config/app-config.js';
 import { InjectConfig } from '../config/app-config.provider.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import type { CommitPositions } from './commit-positions.js';
 import { Replica, type PrimarySample } from './replica.js';
+import { servedRequest } from './served-request.js';
 import {
   parseWalPosition,
   walPositionFromText,
@@ -28,27 +27,48 @@ import {
 /** How often each replica's replay position, and the primary's WAL position, are read. */
 export const REPLICA_POLL_INTERVAL_MS = 100;
 
+/**
+ * At most one query of the primary's WAL position per this many milliseconds: it covers every
+ * write that finished before it was sent, however many.
+ */
+export const POSITION_QUERY_GAP_MS = 10;
+
 /** Redis keys of each API key's last write position. */
 const LAST_WRITE_PREFIX = 'petstore:last-write:';
+/** Redis keys of each API key's write whose position is not known yet: it reads on the primary. */
+const WRITE_PENDING_PREFIX = 'petstore:write-pending:';
 
-/** Keeps the higher of two positions (fixed-width hex: text order is number order). */
-const RAISE_SCRIPT = `
-local current = redis.call('GET', KEYS[1])
-if current and current >= ARGV[1] then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return 0
+/**
+ * For each key written by this instance, in pairs (KEYS[2i-1] its last write, KEYS[2i] its
+ * pending mark): the position ARGV[1] becomes its last write unless a higher one is there
+ * (fixed-width hex: text order is number order), kept ARGV[2] ms; the pending mark goes if it is
+ * still this instance's (ARGV[2+i]), not a later write's through another instance.
+ */
+const RECORD_POSITIONS_SCRIPT = `
+for i = 1, #KEYS / 2 do
+  local lastWrite, pending = KEYS[2 * i - 1], KEYS[2 * i]
+  local current = redis.call('GET', lastWrite)
+  if current and current >= ARGV[1] then
+    redis.call('PEXPIRE', lastWrite, ARGV[2])
+  else
+    redis.call('SET', lastWrite, ARGV[1], 'PX', ARGV[2])
+  end
+  if redis.call('GET', pending) == ARGV[2 + i] then
+    redis.call('DEL', pending)
+  end
 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return 1`;
+return 0`;
 
-type RaiseCommand = (key: string, position: string, ttlMs: number) => Promise<number>;
+type RecordPositionsCommand = (keyCount: number, ...keysThenArgs: string[]) => Promise<number>;
 
-/** The request being served, so that a read knows its caller's key without being told. */
-const currentRequest = new AsyncLocalStorage<AuthenticatedRequest>();
-
-/** Runs `serve` with `request` known to the ReadRouter (ReadYourWritesInterceptor). */
-export function servingRequest<T>(request: AuthenticatedRequest, serve: () => T): T {
-  return currentRequest.run(request, serve);
+/** A key's write through this instance whose position is not known yet. */
+interface PendingWrite {
+  /** What this instance set as the key's pending mark in Redis. */
+  mark: string;
+  /** Position queries sent before the write finished: the next one covers it. */
+  queriesBefore: number;
+  /** Whether the mark reached Redis (else only this instance knows of the write). */
+  marked: boolean;
 }
 
 /**
@@ -63,6 +83,9 @@ export function readRoutingEnabled(config: Pick<AppConfig, 'replicas' | 'redisUr
  * Where the reads that may go to a replica (docs/operating.md, Read replicas) run: a hot
  * standby that has replayed the calling key's last write, else the primary. Each key's last write
  * position is in Redis, so a write through one instance is seen by a read through any other.
+ * A write marks its key pending in Redis before its answer goes; its position is learned just
+ * after, with one query of the primary for all the writes of the last few milliseconds
+ * (POSITION_QUERY_GAP_MS), and then replaces the mark. A pending key reads on the primary.
  * Replicas are chosen from memory: each one's replay position and lag are polled in the
  * background every REPLICA_POLL_INTERVAL_MS. A replica that fails a read, is not answering, or is
  * further behind than REPLICA_MAX_LAG_MS takes no reads; without Redis, every read is on the
@@ -77,7 +100,19 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
   private readonly replicas: Replica[];
   private readonly maxLagMs: number;
   private readonly redis: Redis | undefined;
-  private readonly raise: RaiseCommand | undefined;
+  private readonly recordPositions: RecordPositionsCommand | undefined;
+  /** Keys written through this instance whose positions are not known yet. */
+  private readonly pendingWrites = new Map<number, PendingWrite>();
+  /** This instance's part of each pending mark, so that marks of two instances never match. */
+  private readonly markPrefix = `${randomBytes(6).toString('base64url')}.`;
+  private marksMade = 0;
+  private positionQueriesSent = 0;
+  /** A position query is sent or scheduled. */
+  private positionQueryDue: NodeJS.Timeout | Promise<void> | undefined;
+  /** No position query before this time (Date.now()). */
+  private nextPositionQueryAt = 0;
+  private readonly lastWriteTtlMs: number;
+  private readonly pendingTtlMs: number;
   /**
    * What a replica must have replayed, whatever the key: the primary's position when Redis
    * (re)connected, as the writes before it may not be in Redis. Undefined: not known yet, so
@@ -103,6 +138,10 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
     @Optional() metrics?: MetricsService,
   ) {
     this.maxLagMs = config.replicas.maxLagMs;
+    this.lastWriteTtlMs = Math.max(60_000, 10 * this.maxLagMs);
+    // A mark its instance never replaced (it stopped first) ends in time: a replica within the
+    // lag bound then has the write.
+    this.pendingTtlMs = Math.max(10_000, 3 * this.maxLagMs);
     this.replicas = config.replicas.urls.map((url) => new Replica(url, config.db));
     this.enabled = readRoutingEnabled(config);
     if (this.enabled && config.redisUrl) {
@@ -114,10 +153,11 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
         connectTimeout: 2000,
         retryStrategy: (attempt) => Math.min(attempt * 200, 1000),
       });
-      this.redis.defineCommand('petstoreRaiseLastWrite', { numberOfKeys: 1, lua: RAISE_SCRIPT });
-      const raise = (this.redis as unknown as { petstoreRaiseLastWrite: RaiseCommand })
-        .petstoreRaiseLastWrite;
-      this.raise = raise.bind(this.redis);
+      this.redis.defineCommand('petstoreRecordPositions', { lua: RECORD_POSITIONS_SCRIPT });
+      const recordPositions = (
+        this.redis as unknown as { petstoreRecordPositions: RecordPositionsCommand }
+      ).petstoreRecordPositions;
+      this.recordPositions = recordPositions.bind(this.redis);
       this.redis.on('error', (error: Error) => this.warn(`Redis: ${error.message}`));
       // Back (or there for the first time): the writes made meanwhile were not recorded.
       this.redis.on('ready', () => {
@@ -165,6 +205,11 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    // The last writes' positions, so that their keys do not read on the primary until the
+    // marks expire.
+    if (this.positionQueryDue instanceof Promise) await this.positionQueryDue;
+    else clearTimeout(this.positionQueryDue);
+    if (this.pendingWrites.size > 0) await this.learnPositions();
     await Promise.all(this.replicas.map((replica) => replica.close()));
     this.redis?.disconnect();
   }
@@ -186,33 +231,80 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * After a request of `keyId` that may have written, once its statements have committed: the
-   * highest WAL position learned after its commits (`commits`), recorded as the key's last
-   * write; nothing when it committed nothing. A commit whose position was not learned costs a
-   * statement on the primary. The answer waits for the position, not for Redis: the command is
-   * sent before the answer is, so it reaches Redis ahead of any read the client sends next.
+   * After a request of `keyId` that committed (or may have), before its answer is sent: the key
+   * is marked pending in Redis, and its position will be learned (learnPositionsSoon). The
+   * answer does not wait for Redis: the command is written to Redis's connection first, so it
+   * reaches Redis ahead of any read the client sends next, through any instance.
    */
-  async recordWrite(keyId: number, commits: CommitPositions): Promise<void> {
-    if (!this.enabled || !this.raise) return;
-    const learned = await commits.settle();
-    let position: WalPosition | undefined;
+  recordWrite(keyId: number): void {
+    if (!this.enabled || !this.redis) return;
+    const pending: PendingWrite = {
+      mark: `${this.markPrefix}${++this.marksMade}`,
+      queriesBefore: this.positionQueriesSent,
+      marked: true,
+    };
+    this.pendingWrites.set(keyId, pending);
+    this.redis
+      .set(`${WRITE_PENDING_PREFIX}${keyId}`, pending.mark, 'PX', this.pendingTtlMs)
+      .catch((error: unknown) => {
+        pending.marked = false;
+        this.warn(`a key's write was not marked in Redis: ${message(error)}`);
+      });
+    this.learnPositionsSoon();
+  }
+
+  /** Schedules a position query, unless one is sent or scheduled already. */
+  private learnPositionsSoon(): void {
+    if (this.positionQueryDue !== undefined || this.stopped) return;
+    this.positionQueryDue = setTimeout(
+      () => {
+        this.positionQueryDue = this.learnPositions().finally(() => {
+          this.positionQueryDue = undefined;
+          if (this.pendingWrites.size > 0) this.learnPositionsSoon();
+        });
+      },
+      Math.max(0, this.nextPositionQueryAt - Date.now()),
+    );
+  }
+
+  /**
+   * One query of the primary's insert position: sent after every pending write finished, it is
+   * at or past their commit records (also under `synchronous_commit = off`, where the written
+   * position may not be). It becomes their keys' last write, in one Redis command.
+   */
+  private async learnPositions(): Promise<void> {
+    const query = ++this.positionQueriesSent;
+    this.nextPositionQueryAt = Date.now() + POSITION_QUERY_GAP_MS;
+    let position: WalPosition;
     try {
-      position = learned.missed
-        ? await this.primaryPosition('pg_current_wal_insert_lsn()')
-        : learned.position;
+      position = await this.primaryPosition('pg_current_wal_insert_lsn()');
     } catch (error) {
-      this.warn(`the last write of a key could not be learned: ${message(error)}`);
+      this.nextPositionQueryAt = Date.now() + REPLICA_POLL_INTERVAL_MS;
+      this.warn(`the primary's WAL position could not be read: ${message(error)}`);
       return;
     }
-    if (position === undefined) return;
-    const ttlMs = Math.max(60_000, 10 * this.maxLagMs);
-    this.raise(`${LAST_WRITE_PREFIX}${keyId}`, walPositionText(position), ttlMs).catch(
-      (error: unknown) => {
-        // Not recorded: this instance at least sends no read to a replica that lacks it.
-        if (this.floor !== undefined && this.floor < position) this.floor = position;
-        this.warn(`a key's last write was not recorded in Redis: ${message(error)}`);
-      },
-    );
+    const keys: string[] = [];
+    const marks: string[] = [];
+    for (const [keyId, pending] of this.pendingWrites) {
+      if (pending.queriesBefore >= query) continue;
+      this.pendingWrites.delete(keyId);
+      keys.push(`${LAST_WRITE_PREFIX}${keyId}`, `${WRITE_PENDING_PREFIX}${keyId}`);
+      marks.push(pending.mark);
+      if (!pending.marked) this.raiseFloor(position);
+    }
+    if (keys.length === 0 || !this.recordPositions) return;
+    const text = walPositionText(position);
+    await this.recordPositions(keys.length, ...keys, text, String(this.lastWriteTtlMs), ...marks)
+      .then(() => undefined)
+      .catch((error: unknown) => {
+        // Not recorded: this instance at least sends no read to a replica that lacks them.
+        this.raiseFloor(position);
+        this.warn(`keys' last writes were not recorded in Redis: ${message(error)}`);
+      });
+  }
+
+  private raiseFloor(position: WalPosition): void {
+    if (this.floor !== undefined && this.floor < position) this.floor = position;
   }
 
   private async run<T>(
@@ -241,11 +333,15 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
     return result;
   }
 
-  /** A replica that has replayed the caller's last write and everything before `floor`. */
+  /**
+   * A replica that has replayed the caller's last write and everything before `floor`; none
+   * while the key's last write has no known position yet.
+   */
   private async choose(): Promise<Replica | undefined> {
-    const keyId = currentRequest.getStore()?.apiKey?.keyId;
+    const keyId = servedRequest()?.request.apiKey?.keyId;
     const floor = this.floor;
     if (!this.enabled || keyId === undefined || floor === undefined) return undefined;
+    if (this.pendingWrites.has(keyId)) return undefined;
     if (this.redis?.status !== 'ready') return undefined;
     const candidates = this.replicas.filter(
       (replica) => replica.usable(this.maxLagMs) && replica.replayed! >= floor,
@@ -253,7 +349,11 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
     if (candidates.length === 0) return undefined;
     let lastWrite: WalPosition;
     try {
-      const text = await this.redis.get(`${LAST_WRITE_PREFIX}${keyId}`);
+      const [text, pending] = await this.redis.mget(
+        `${LAST_WRITE_PREFIX}${keyId}`,
+        `${WRITE_PENDING_PREFIX}${keyId}`,
+      );
+      if (pending !== null) return undefined;
       lastWrite = text === null ? 0n : walPositionFromText(text);
     } catch (error) {
       this.warn(`Redis did not say a key's last write, read on the primary: ${message(error)}`);

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { DataSourceOptions, MigrationInterface } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
-import { clientLearningCommitPositions } from './commit-positions.js';
+import { clientNoticingCommits } from './served-request.js';
 import { clientWithResponseDeadline } from './response-deadline.js';
 
 type MigrationClass = new () => MigrationInterface;
@@ -27,8 +27,8 @@ export const MIGRATIONS_TABLE = 'typeorm_migrations';
  * pool: each statement is answered within DB_CONNECT_TIMEOUT_MS + DB_STATEMENT_TIMEOUT_MS or
  * its connection is dropped (response-deadline.ts), the longest the service waits for a connection
  * (through PgBouncer, the wait for a server connection comes after the statement is sent) plus
- * the longest a server runs one. `commitPositions`, with read routing: the positions of a
- * request's commits are learned as it commits (commit-positions.ts). Not for migrations, which
+ * the longest a server runs one. `noticeCommits`, with read routing: a request's statements
+ * that may commit are noticed (served-request.ts). Not for migrations, which
  * run without a statement timeout.
  */
 export async function typeOrmOptions(
@@ -36,8 +36,8 @@ export async function typeOrmOptions(
   db: AppConfig['db'],
   {
     responseDeadline = false,
-    commitPositions = false,
-  }: { responseDeadline?: boolean; commitPositions?: boolean } = {},
+    noticeCommits = false,
+  }: { responseDeadline?: boolean; noticeCommits?: boolean } = {},
 ): Promise<DataSourceOptions> {
   const Client = responseDeadline
     ? clientWithResponseDeadline(db.connectTimeoutMs + db.statementTimeoutMs)
@@ -56,7 +56,7 @@ export async function typeOrmOptions(
       // An exhausted pool fails fast. Statement timeouts are the role's settings
       // (prepare-database.ts): PgBouncer refuses them as startup parameters.
       connectionTimeoutMillis: db.connectTimeoutMs,
-      ...(Client && { Client: commitPositions ? clientLearningCommitPositions(Client) : Client }),
+      ...(Client && { Client: noticeCommits ? clientNoticingCommits(Client) : Client }),
     },
   };
 }

@@ -17,8 +17,8 @@ const BACKGROUND = [
   /SELECT pg_current_wal_lsn\(\)/,
   /pg_last_wal_replay_lsn\(\)/,
   /pg_current_wal_flush_lsn\(\)/,
-  // With replicas, the WAL position query that follows a commit in the same round trip
-  // (src/database/commit-positions.ts): it adds no round trip of its own.
+  // With replicas, the read router's query of the primary's position after writes, one for
+  // the writes of the last few milliseconds (src/database/read-router.ts).
   /^SELECT pg_current_wal_insert_lsn\(\)::text AS position$/,
 ];
 

@@ -1,0 +1,77 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type pg from 'pg';
+import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
+
+/**
+ * What read routing knows of the request being served (ReadYourWritesInterceptor): its caller,
+ * whose key a read must honour, and, for a request that may write, whether one of its
+ * statements may have committed on the primary (then its key's last write is recorded).
+ */
+export class ServedRequest {
+  /** A statement that may commit was sent on the primary while it was served. */
+  committed = false;
+  /**
+   * Answered: work it started that goes on (a timer made while it was served keeps its
+   * context) is not its own any more.
+   */
+  closed = false;
+
+  constructor(
+    readonly request: AuthenticatedRequest,
+    /** It may write (any method but GET, HEAD, OPTIONS): its commits are noticed. */
+    readonly writes: boolean,
+  ) {}
+}
+
+const servedRequests = new AsyncLocalStorage<ServedRequest>();
+
+/** Runs `serve` as `served`: its reads and its primary's statements know the request. */
+export function serving<T>(served: ServedRequest, serve: () => T): T {
+  return servedRequests.run(served, serve);
+}
+
+/** The request being served, if any. */
+export function servedRequest(): ServedRequest | undefined {
+  return servedRequests.getStore();
+}
+
+/**
+ * A statement sent outside a transaction block commits on its own; in a block ('T', or 'E' once
+ * failed), COMMIT (or END) commits. BEGIN and START TRANSACTION open a block: nothing yet. A
+ * client not yet told its status (null: its first statement, sent as it connects) is in none.
+ */
+const OPENS_BLOCK = /^\s*(begin|start\s+transaction)\b/i;
+const ENDS_BLOCK = /^\s*(commit|end)\b/i;
+
+function mayCommit(client: pg.Client, sql: string): boolean {
+  const status = client.getTransactionStatus() as string | null;
+  return status === 'T' || status === 'E' ? ENDS_BLOCK.test(sql) : !OPENS_BLOCK.test(sql);
+}
+
+/** The text of what pg's query() was given (text, config or a submittable), if it has one. */
+function statementText(first: unknown): string | undefined {
+  if (typeof first === 'string') return first;
+  const text = (first as { text?: unknown } | null)?.text;
+  return typeof text === 'string' ? text : undefined;
+}
+
+/**
+ * `Base` (pg's Client or a subclass), except that a statement that may commit, sent while a
+ * request that may write is served, marks that request as committed. It sends nothing more:
+ * the commit's WAL position is learned afterwards, for many writes at once (ReadRouter).
+ */
+export function clientNoticingCommits(Base: typeof pg.Client): typeof pg.Client {
+  class CommitNoticingClient extends Base {}
+  const query = function (this: pg.Client, ...args: unknown[]): unknown {
+    const served = servedRequests.getStore();
+    if (served?.writes && !served.closed && !served.committed) {
+      const text = statementText(args[0]);
+      // A statement whose text is not known (a submittable without one) may commit.
+      if (text === undefined || mayCommit(this, text)) served.committed = true;
+    }
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- applied to this client
+    return Reflect.apply(Base.prototype.query, this, args);
+  };
+  CommitNoticingClient.prototype.query = query as pg.Client['query'];
+  return CommitNoticingClient;
+}
