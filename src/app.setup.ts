@@ -8,6 +8,8 @@ import { sendRouteNotFound } from './common/errors/all-exceptions.filter.js';
 import { corsOptions } from './common/http/cors.js';
 import { refuseUnmetHttpRequirements } from './common/http/http-semantics.middleware.js';
 import { configureHttpServer } from './common/http/http-server.js';
+import { ReadRouter } from './database/read-router.js';
+import { readYourWritesMiddleware } from './database/read-your-writes.middleware.js';
 import { sendJsonExactly } from './common/http/exact-int64.js';
 import { requestIdMiddleware } from './common/http/request-id.middleware.js';
 import { securityHeaders } from './common/http/security-headers.js';
@@ -68,6 +70,9 @@ export async function configureApp(
     API_VERSION_PREFIXES,
     authenticateUndecodablePaths((request, response) => limiter.admit(request, response)),
   );
+  const readRouter = app.get(ReadRouter);
+  // Reads then know their caller, and writes are recorded before their answers.
+  if (readRouter.enabled) app.use(readYourWritesMiddleware(readRouter));
   if (config.corsOrigins.length > 0) {
     app.enableCors(corsOptions(config.corsOrigins));
   }

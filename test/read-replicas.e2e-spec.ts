@@ -7,7 +7,7 @@ import { createTestApp, type TestApp } from './support/test-app.js';
 /**
  * DATABASE_REPLICA_URLS with replicas that can never take a read: a server that is not a hot
  * standby (the machine's own database) and one that does not listen. Every read answers from the
- * primary, and each write marks its key pending in Redis, then records the key's WAL position
+ * primary, and each write marks its key in Redis, then records the key's WAL position
  * there, the higher one kept. The real
  * standby (replay, lag, outages) is `npm run test:replicas`.
  */
@@ -18,8 +18,8 @@ const NOT_LISTENING = 'postgres://postgres@127.0.0.1:1/petstore';
 describe('reads with replicas that cannot take them (e2e)', () => {
   let t: TestApp;
   let redis: Redis;
-  let lastWrite: string;
-  let pending: string;
+  /** The e2e key's writes in Redis: `position`, and a field per instance that marked it. */
+  let writes: string;
 
   beforeAll(async () => {
     t = await createTestApp({
@@ -30,12 +30,11 @@ describe('reads with replicas that cannot take them (e2e)', () => {
     const { rows } = await t.db.query<{ id: number }>(
       "SELECT id FROM api_keys WHERE name = 'e2e' ORDER BY id DESC LIMIT 1",
     );
-    lastWrite = `petstore:last-write:${rows[0].id}`;
-    pending = `petstore:write-pending:${rows[0].id}`;
-    await redis.del(lastWrite, pending);
+    writes = `petstore:writes:${rows[0].id}`;
+    await redis.del(writes);
   });
   afterAll(async () => {
-    await redis.del(lastWrite, pending);
+    await redis.del(writes);
     redis.disconnect();
     await t.close();
   });
@@ -93,6 +92,13 @@ describe('reads with replicas that cannot take them (e2e)', () => {
     return (BigInt(`0x${high}`) << 32n) | BigInt(`0x${low}`);
   };
 
+  /** The instances' marks on the key: fields other than its position. */
+  const marks = async (): Promise<Record<string, string>> => {
+    const { position: _position, ...fields } = await redis.hgetall(writes);
+    return fields;
+  };
+  const unmarked = async (): Promise<boolean> => Object.keys(await marks()).length === 0;
+
   async function until(check: () => boolean | Promise<boolean>): Promise<void> {
     for (const deadline = Date.now() + 5000; !(await check());) {
       if (Date.now() > deadline) throw new Error('not within 5 s');
@@ -100,7 +106,7 @@ describe('reads with replicas that cannot take them (e2e)', () => {
     }
   }
 
-  it("marks a write's key pending before its answer, then records a position past its commit as the key's last write", async () => {
+  it("marks a write's key before its answer, then records a position past its commit as the key's", async () => {
     await t.db.query('CREATE EXTENSION IF NOT EXISTS pg_walinspect');
     const petId = await insertPet(t.db);
     const { rows } = await t.db.query<{ position: string }>(
@@ -110,6 +116,7 @@ describe('reads with replicas that cannot take them (e2e)', () => {
     const monitor = await redis.monitor();
     const commands: string[] = [];
     monitor.on('monitor', (_time: string, args: string[]) => commands.push(args.join(' ')));
+    const sentAt = Date.now();
     try {
       const placed = await t.http
         .post('/v1/store/orders')
@@ -119,58 +126,50 @@ describe('reads with replicas that cannot take them (e2e)', () => {
       // What the client sends Redis after the answer, through any connection, Redis takes after
       // the mark (MONITOR lists commands in the order Redis ran them).
       await redis.echo('answered');
-      await until(async () => (await redis.exists(pending)) === 0);
+      await until(unmarked);
       await until(() => commands.includes('echo answered'));
-      const recorded = await redis.get(lastWrite);
+      const recorded = await redis.hget(writes, 'position');
       expect(recorded).toMatch(/^[0-9A-F]{16}$/);
       expect(BigInt(`0x${recorded}`)).toBeGreaterThanOrEqual(
         await commitEndOfOrder((placed.body as { id: number }).id, since),
       );
-      expect(await redis.pttl(lastWrite)).toBeGreaterThan(50_000);
+      expect(await redis.pttl(writes)).toBeGreaterThan(50_000);
     } finally {
       monitor.disconnect();
     }
-    // The mark was set (a 10 s expiry) before the answer came, by this instance's one command.
-    const marks = commands.filter((command) => command.startsWith(`set ${pending} `));
-    expect(marks).toHaveLength(1);
-    expect(marks[0]).toMatch(new RegExp(`^set ${pending} \\S+ PX 10000$`));
-    expect(commands.indexOf(marks[0])).toBeLessThan(commands.indexOf('echo answered'));
+    // The mark was set, valid for 10 s, before the answer came, by this instance's one command.
+    const marking = commands.filter((command) => command.startsWith(`hset ${writes} `));
+    expect(marking).toHaveLength(1);
+    const until10s = Number(marking[0].split(' ')[3]);
+    expect(until10s).toBeGreaterThanOrEqual(sentAt + 10_000);
+    expect(until10s).toBeLessThan(Date.now() + 10_000);
+    expect(commands.indexOf(marking[0])).toBeLessThan(commands.indexOf('echo answered'));
   });
 
-  it("keeps the higher last write, and leaves a later write's pending mark in place", async () => {
+  it("keeps the higher position, and leaves another instance's mark in place", async () => {
     const petId = await insertPet(t.db);
     // A lower position (a slower instance's) never replaces a higher one.
-    await redis.set(lastWrite, 'FFFFFFFF00000000');
+    await redis.hset(writes, 'position', 'FFFFFFFF00000000');
     await t.http
       .post('/v1/store/orders')
       .set('Authorization', t.auth)
       .send({ petId, quantity: 1 })
       .expect(201);
-    await until(async () => (await redis.exists(pending)) === 0);
-    expect(await redis.get(lastWrite)).toBe('FFFFFFFF00000000');
+    await until(unmarked);
+    expect(await redis.hget(writes, 'position')).toBe('FFFFFFFF00000000');
 
-    // Another instance marks the key while this one learns its position: that mark stays.
-    await redis.del(lastWrite);
-    const monitor = await redis.monitor();
-    let marked = false;
-    monitor.on('monitor', (_time: string, args: string[]) => {
-      if (!marked && args[0] === 'set' && args[1] === pending) {
-        marked = true;
-        void redis.set(pending, 'another-instance.1', 'PX', 10_000);
-      }
-    });
-    try {
-      await t.http
-        .post('/v1/store/orders')
-        .set('Authorization', t.auth)
-        .send({ petId, quantity: 1 })
-        .expect(201);
-      await until(async () => (await redis.exists(lastWrite)) === 1);
-    } finally {
-      monitor.disconnect();
-    }
-    expect(await redis.get(pending)).toBe('another-instance.1');
-    await redis.del(pending);
+    // Another instance's mark: this instance's position does not end it.
+    await redis.del(writes);
+    const theirs = String(Date.now() + 10_000);
+    await redis.hset(writes, 'another-instance', theirs);
+    await t.http
+      .post('/v1/store/orders')
+      .set('Authorization', t.auth)
+      .send({ petId, quantity: 1 })
+      .expect(201);
+    await until(async () => (await redis.hexists(writes, 'position')) === 1);
+    expect(await marks()).toEqual({ 'another-instance': theirs });
+    await redis.del(writes);
   });
 
   it('learns the positions of many writes with a few statements, at most one per 10 ms', async () => {
@@ -183,9 +182,14 @@ describe('reads with replicas that cannot take them (e2e)', () => {
       }
       return Reflect.apply(original, this, args) as unknown;
     } as typeof original;
-    const writes = 60;
+    const monitor = await redis.monitor();
+    let markings = 0;
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (args[0] === 'hset' && args[1] === writes) markings++;
+    });
+    const placed = 60;
     try {
-      for (let batch = 0; batch < writes / 20; batch++) {
+      for (let batch = 0; batch < placed / 20; batch++) {
         await Promise.all(
           Array.from({ length: 20 }, () =>
             t.http
@@ -196,13 +200,17 @@ describe('reads with replicas that cannot take them (e2e)', () => {
           ),
         );
       }
-      await until(async () => (await redis.exists(pending)) === 0);
+      await until(unmarked);
     } finally {
       pg.Client.prototype.query = original;
+      monitor.disconnect();
     }
     expect(sentAt.length).toBeGreaterThan(0);
-    // Several writes finished within one 10 ms gap (here a third as many queries as writes).
-    expect(sentAt.length).toBeLessThan(writes);
+    // Several writes finished within one 10 ms gap (here a third as many queries as writes),
+    // and a write while this instance's mark stands marks nothing again.
+    expect(sentAt.length).toBeLessThan(placed);
+    expect(markings).toBeGreaterThan(0);
+    expect(markings).toBeLessThanOrEqual(sentAt.length);
     for (let i = 1; i < sentAt.length; i++) {
       // Spaced 10 ms apart when asked for; each then waits a moment for a pooled connection.
       expect(sentAt[i] - sentAt[i - 1]).toBeGreaterThan(5);
@@ -210,20 +218,20 @@ describe('reads with replicas that cannot take them (e2e)', () => {
   });
 
   it('records nothing for a write refused before it reached the database', async () => {
-    await redis.del(lastWrite, pending);
+    await redis.del(writes);
     await t.http
       .post('/v1/store/orders')
       .set('Authorization', t.auth)
       .send({ petId: 'one', quantity: 1 })
       .expect(400);
     await new Promise((wait) => setTimeout(wait, 50));
-    expect(await redis.mget(lastWrite, pending)).toEqual([null, null]);
+    expect(await redis.exists(writes)).toBe(0);
   });
 
   it('records nothing for a read', async () => {
-    await redis.del(lastWrite, pending);
+    await redis.del(writes);
     await t.http.get('/v1/categories').set('Authorization', t.auth).expect(200);
     await new Promise((wait) => setTimeout(wait, 50));
-    expect(await redis.mget(lastWrite, pending)).toEqual([null, null]);
+    expect(await redis.exists(writes)).toBe(0);
   });
 });

@@ -79,6 +79,14 @@ describe('commits noticed for the request being served (real PostgreSQL)', () =>
     expect(sent).toEqual(['BEGIN', 'INSERT INTO t (v) VALUES (2)', 'SELECT 1', 'COMMIT']);
   });
 
+  it('notices nothing for a SELECT outside a block: it writes nothing', async () => {
+    const served = new ServedRequest(request, true);
+    await serving(served, () => pool.query('SELECT count(*) FROM t'));
+    await serving(served, () => pool.query(' select 1'));
+    expect(served.committed).toBe(false);
+    expect(sent).toEqual(['SELECT count(*) FROM t', ' select 1']);
+  });
+
   it('notices a rolled-back block as nothing', async () => {
     const served = new ServedRequest(request, true);
     await serving(served, async () => {

@@ -76,9 +76,12 @@ export function instanceEnv({ databaseUrl, key, redisUrl, redisPrefix }) {
  * PATH and `env` in its environment (no .env from the checkout: its cwd is work/app), its output
  * in work/NAME.log. Sets instance.child and instance.exited ({ code, signal } once it exits).
  */
-export function startInstance(run, { work, instance, env, nodeArgs = [] }) {
+export function startInstance(
+  run,
+  { work, instance, env, nodeArgs = [], node = process.execPath },
+) {
   const log = openSync(`${work}/${instance.name}.log`, 'a');
-  const child = spawn(process.execPath, [...nodeArgs, `${work}/app/dist/main.js`], {
+  const child = spawn(node, [...nodeArgs, `${work}/app/dist/main.js`], {
     cwd: `${work}/app`,
     env: { PATH: process.env.PATH, NODE_ENV: 'production', PORT: String(instance.port), ...env },
     stdio: ['ignore', log, log],

@@ -1,11 +1,9 @@
 import { DynamicModule, Logger, Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { AppConfig } from '../config/app-config.js';
 import { DatabaseLifecycle } from './database-lifecycle.js';
 import { prepareDatabase } from './prepare-database.js';
 import { ReadRouter, readRoutingEnabled } from './read-router.js';
-import { ReadYourWritesInterceptor } from './read-your-writes.interceptor.js';
 import { typeOrmOptions } from './typeorm-options.js';
 
 /** Where the database is: the pooled URL (maybe PgBouncer) and, when distinct, a direct one. */
@@ -48,15 +46,8 @@ export class DatabaseModule {
       ],
       // Global: the repositories of every feature route their reads through the ReadRouter.
       global: true,
-      providers: [
-        DatabaseLifecycle,
-        ReadRouter,
-        // Without read routing, not even a pass-through: an interceptor makes Nest run every
-        // request through an Observable pipeline (docs/performance.md, The service's pieces).
-        ...(readRoutingEnabled(config)
-          ? [{ provide: APP_INTERCEPTOR, useClass: ReadYourWritesInterceptor }]
-          : []),
-      ],
+      // With read routing, app.setup.ts adds readYourWritesMiddleware.
+      providers: [DatabaseLifecycle, ReadRouter],
       exports: [ReadRouter],
     };
   }

@@ -33,41 +33,39 @@ export const REPLICA_POLL_INTERVAL_MS = 100;
  */
 export const POSITION_QUERY_GAP_MS = 10;
 
-/** Redis keys of each API key's last write position. */
-const LAST_WRITE_PREFIX = 'petstore:last-write:';
-/** Redis keys of each API key's write whose position is not known yet: it reads on the primary. */
-const WRITE_PENDING_PREFIX = 'petstore:write-pending:';
+/**
+ * Each API key's writes, a Redis hash: `position`, the WAL position of its last write whose
+ * position is known, and a field per instance with a write whose position it has not learned
+ * yet, valued at the time (ms since the epoch) after which that mark counts for nothing.
+ */
+const KEY_WRITES_PREFIX = 'petstore:writes:';
+const POSITION_FIELD = 'position';
 
 /**
- * For each key written by this instance, in pairs (KEYS[2i-1] its last write, KEYS[2i] its
- * pending mark): the position ARGV[1] becomes its last write unless a higher one is there
- * (fixed-width hex: text order is number order), kept ARGV[2] ms; the pending mark goes if it is
- * still this instance's (ARGV[2+i]), not a later write's through another instance.
+ * For each key's hash (KEYS), after this instance learned position ARGV[1] past its writes: the
+ * position becomes the key's unless a higher one is there (fixed-width hex: text order is
+ * number order), this instance's mark goes (ARGV[3]), and the hash is kept ARGV[2] ms.
  */
 const RECORD_POSITIONS_SCRIPT = `
-for i = 1, #KEYS / 2 do
-  local lastWrite, pending = KEYS[2 * i - 1], KEYS[2 * i]
-  local current = redis.call('GET', lastWrite)
-  if current and current >= ARGV[1] then
-    redis.call('PEXPIRE', lastWrite, ARGV[2])
-  else
-    redis.call('SET', lastWrite, ARGV[1], 'PX', ARGV[2])
+for i = 1, #KEYS do
+  local current = redis.call('HGET', KEYS[i], '${POSITION_FIELD}')
+  if not current or current < ARGV[1] then
+    redis.call('HSET', KEYS[i], '${POSITION_FIELD}', ARGV[1])
   end
-  if redis.call('GET', pending) == ARGV[2 + i] then
-    redis.call('DEL', pending)
-  end
+  redis.call('HDEL', KEYS[i], ARGV[3])
+  redis.call('PEXPIRE', KEYS[i], ARGV[2])
 end
 return 0`;
 
 type RecordPositionsCommand = (keyCount: number, ...keysThenArgs: string[]) => Promise<number>;
 
-/** A key's write through this instance whose position is not known yet. */
-interface PendingWrite {
-  /** What this instance set as the key's pending mark in Redis. */
-  mark: string;
-  /** Position queries sent before the write finished: the next one covers it. */
+/** A key's writes through this instance whose position is not known yet. */
+interface PendingWrites {
+  /** Position queries sent before the last of them finished: a later one covers them all. */
   queriesBefore: number;
-  /** Whether the mark reached Redis (else only this instance knows of the write). */
+  /** The mark's end, as written to Redis. */
+  markedUntil: number;
+  /** Whether the mark reached Redis (else only this instance knows of the writes). */
   marked: boolean;
 }
 
@@ -83,9 +81,10 @@ export function readRoutingEnabled(config: Pick<AppConfig, 'replicas' | 'redisUr
  * Where the reads that may go to a replica (docs/operating.md, Read replicas) run: a hot
  * standby that has replayed the calling key's last write, else the primary. Each key's last write
  * position is in Redis, so a write through one instance is seen by a read through any other.
- * A write marks its key pending in Redis before its answer goes; its position is learned just
- * after, with one query of the primary for all the writes of the last few milliseconds
- * (POSITION_QUERY_GAP_MS), and then replaces the mark. A pending key reads on the primary.
+ * A write marks its key in Redis before its answer goes (one command, or none while this
+ * instance's mark stands); its position is learned just after, with one query of the primary for
+ * all the writes of the last few milliseconds (POSITION_QUERY_GAP_MS), and then replaces the
+ * mark. A marked key reads on the primary.
  * Replicas are chosen from memory: each one's replay position and lag are polled in the
  * background every REPLICA_POLL_INTERVAL_MS. A replica that fails a read, is not answering, or is
  * further behind than REPLICA_MAX_LAG_MS takes no reads; without Redis, every read is on the
@@ -102,10 +101,9 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
   private readonly redis: Redis | undefined;
   private readonly recordPositions: RecordPositionsCommand | undefined;
   /** Keys written through this instance whose positions are not known yet. */
-  private readonly pendingWrites = new Map<number, PendingWrite>();
-  /** This instance's part of each pending mark, so that marks of two instances never match. */
-  private readonly markPrefix = `${randomBytes(6).toString('base64url')}.`;
-  private marksMade = 0;
+  private readonly pendingWrites = new Map<number, PendingWrites>();
+  /** This instance's field in the keys' hashes. */
+  private readonly markField = randomBytes(9).toString('base64url');
   private positionQueriesSent = 0;
   /** A position query is sent or scheduled. */
   private positionQueryDue: NodeJS.Timeout | Promise<void> | undefined;
@@ -140,7 +138,7 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
     this.maxLagMs = config.replicas.maxLagMs;
     this.lastWriteTtlMs = Math.max(60_000, 10 * this.maxLagMs);
     // A mark its instance never replaced (it stopped first) ends in time: a replica within the
-    // lag bound then has the write.
+    // lag bound then has the write (refreshed at half its time while writes go on).
     this.pendingTtlMs = Math.max(10_000, 3 * this.maxLagMs);
     this.replicas = config.replicas.urls.map((url) => new Replica(url, config.db));
     this.enabled = readRoutingEnabled(config);
@@ -231,25 +229,38 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * After a request of `keyId` that committed (or may have), before its answer is sent: the key
-   * is marked pending in Redis, and its position will be learned (learnPositionsSoon). The
-   * answer does not wait for Redis: the command is written to Redis's connection first, so it
-   * reaches Redis ahead of any read the client sends next, through any instance.
+   * After a request of `keyId` that committed (or may have), before its answer is sent: this
+   * instance's mark in the key's hash, unless it stands for a while yet, and its position will be
+   * learned (learnPositionsSoon). The answer does not wait for Redis: the command is written to
+   * Redis's connection first, so it reaches Redis ahead of any read the client sends next,
+   * through any instance. A mark ends when this instance has recorded a position past the
+   * writes, or at its time: by then a replica within the lag bound has them.
    */
   recordWrite(keyId: number): void {
     if (!this.enabled || !this.redis) return;
-    const pending: PendingWrite = {
-      mark: `${this.markPrefix}${++this.marksMade}`,
-      queriesBefore: this.positionQueriesSent,
-      marked: true,
+    const now = Date.now();
+    let pending = this.pendingWrites.get(keyId);
+    if (pending) {
+      pending.queriesBefore = this.positionQueriesSent;
+      // Marked already, and for a while yet: the mark stands for this write too.
+      if (pending.marked && pending.markedUntil - now > this.pendingTtlMs / 2) {
+        this.learnPositionsSoon();
+        return;
+      }
+    } else {
+      pending = { queriesBefore: this.positionQueriesSent, markedUntil: 0, marked: true };
+      this.pendingWrites.set(keyId, pending);
+    }
+    const marking = pending;
+    marking.markedUntil = now + this.pendingTtlMs;
+    marking.marked = true;
+    const key = `${KEY_WRITES_PREFIX}${keyId}`;
+    const unmarked = (error: unknown): void => {
+      marking.marked = false;
+      this.warn(`a key's write was not marked in Redis: ${message(error)}`);
     };
-    this.pendingWrites.set(keyId, pending);
-    this.redis
-      .set(`${WRITE_PENDING_PREFIX}${keyId}`, pending.mark, 'PX', this.pendingTtlMs)
-      .catch((error: unknown) => {
-        pending.marked = false;
-        this.warn(`a key's write was not marked in Redis: ${message(error)}`);
-      });
+    this.redis.hset(key, this.markField, String(marking.markedUntil)).catch(unmarked);
+    this.redis.pexpire(key, this.lastWriteTtlMs).catch(unmarked);
     this.learnPositionsSoon();
   }
 
@@ -284,17 +295,21 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
       return;
     }
     const keys: string[] = [];
-    const marks: string[] = [];
     for (const [keyId, pending] of this.pendingWrites) {
       if (pending.queriesBefore >= query) continue;
       this.pendingWrites.delete(keyId);
-      keys.push(`${LAST_WRITE_PREFIX}${keyId}`, `${WRITE_PENDING_PREFIX}${keyId}`);
-      marks.push(pending.mark);
+      keys.push(`${KEY_WRITES_PREFIX}${keyId}`);
       if (!pending.marked) this.raiseFloor(position);
     }
     if (keys.length === 0 || !this.recordPositions) return;
     const text = walPositionText(position);
-    await this.recordPositions(keys.length, ...keys, text, String(this.lastWriteTtlMs), ...marks)
+    await this.recordPositions(
+      keys.length,
+      ...keys,
+      text,
+      String(this.lastWriteTtlMs),
+      this.markField,
+    )
       .then(() => undefined)
       .catch((error: unknown) => {
         // Not recorded: this instance at least sends no read to a replica that lacks them.
@@ -349,12 +364,14 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
     if (candidates.length === 0) return undefined;
     let lastWrite: WalPosition;
     try {
-      const [text, pending] = await this.redis.mget(
-        `${LAST_WRITE_PREFIX}${keyId}`,
-        `${WRITE_PENDING_PREFIX}${keyId}`,
-      );
-      if (pending !== null) return undefined;
-      lastWrite = text === null ? 0n : walPositionFromText(text);
+      const writes = await this.redis.hgetall(`${KEY_WRITES_PREFIX}${keyId}`);
+      const now = Date.now();
+      for (const field in writes) {
+        // An instance's write whose position is not known yet.
+        if (field !== POSITION_FIELD && Number(writes[field]) > now) return undefined;
+      }
+      const text = writes[POSITION_FIELD];
+      lastWrite = text === undefined ? 0n : walPositionFromText(text);
     } catch (error) {
       this.warn(`Redis did not say a key's last write, read on the primary: ${message(error)}`);
       return undefined;

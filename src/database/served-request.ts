@@ -36,16 +36,20 @@ export function servedRequest(): ServedRequest | undefined {
 }
 
 /**
- * A statement sent outside a transaction block commits on its own; in a block ('T', or 'E' once
- * failed), COMMIT (or END) commits. BEGIN and START TRANSACTION open a block: nothing yet. A
- * client not yet told its status (null: its first statement, sent as it connects) is in none.
+ * A statement sent outside a transaction block commits on its own, unless it only reads or
+ * opens a block; in a block ('T', or 'E' once failed), COMMIT (or END) commits. A client not
+ * yet told its status (null: its first statement, sent as it connects) is in none. A SELECT
+ * writes nothing here (the schema has no function that writes; a data-modifying WITH does not
+ * start with SELECT), so the key guard's look-ups and a handler's reads mark nothing.
  */
-const OPENS_BLOCK = /^\s*(begin|start\s+transaction)\b/i;
+const COMMITS_NOTHING_OUTSIDE_A_BLOCK = /^\s*(begin|start\s+transaction|select|show)\b/i;
 const ENDS_BLOCK = /^\s*(commit|end)\b/i;
 
 function mayCommit(client: pg.Client, sql: string): boolean {
   const status = client.getTransactionStatus() as string | null;
-  return status === 'T' || status === 'E' ? ENDS_BLOCK.test(sql) : !OPENS_BLOCK.test(sql);
+  return status === 'T' || status === 'E'
+    ? ENDS_BLOCK.test(sql)
+    : !COMMITS_NOTHING_OUTSIDE_A_BLOCK.test(sql);
 }
 
 /** The text of what pg's query() was given (text, config or a submittable), if it has one. */
