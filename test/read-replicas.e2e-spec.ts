@@ -70,21 +70,32 @@ describe('reads with replicas that cannot take them (e2e)', () => {
     expect(await reads('replica')).toBe(0);
   });
 
-  /** Where the commit record of the transaction that inserted order `orderId` ends. */
+  /**
+   * Where the commit record of the transaction that inserted order `orderId` ends, found among
+   * the records after `since` once flushed (pg_walinspect reads no further than the flushed WAL,
+   * which trails the commit where commits do not wait for the flush).
+   */
   async function commitEndOfOrder(orderId: number, since: bigint): Promise<bigint> {
     const lsn = (at: bigint) => `${(at >> 32n).toString(16)}/${(at & 0xffffffffn).toString(16)}`;
-    const [{ rows: inserted }, { rows: flushed }] = await Promise.all([
-      t.db.query<{ xid: string }>('SELECT xmin::text AS xid FROM orders WHERE id = $1', [orderId]),
-      // pg_walinspect reads no further than the flushed WAL: the commit is flushed by now.
-      t.db.query<{ lsn: string }>('SELECT pg_current_wal_flush_lsn()::text AS lsn'),
-    ]);
-    const { rows } = await t.db.query<{ end: string }>(
-      `SELECT end_lsn::text AS end FROM pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)
-        WHERE resource_manager = 'Transaction' AND record_type = 'COMMIT' AND xid = $3::xid`,
-      [lsn(since), flushed[0].lsn, inserted[0].xid],
+    const { rows: inserted } = await t.db.query<{ xid: string }>(
+      'SELECT xmin::text AS xid FROM orders WHERE id = $1',
+      [orderId],
     );
-    expect(rows).toHaveLength(1);
-    return position(rows[0].end);
+    for (const deadline = Date.now() + 5000; Date.now() < deadline;) {
+      const { rows: flushed } = await t.db.query<{ lsn: string }>(
+        'SELECT pg_current_wal_flush_lsn()::text AS lsn',
+      );
+      if (position(flushed[0].lsn) > since) {
+        const { rows } = await t.db.query<{ end: string }>(
+          `SELECT end_lsn::text AS end FROM pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)
+            WHERE resource_manager = 'Transaction' AND record_type = 'COMMIT' AND xid = $3::xid`,
+          [lsn(since), flushed[0].lsn, inserted[0].xid],
+        );
+        if (rows.length === 1) return position(rows[0].end);
+      }
+      await new Promise((wait) => setTimeout(wait, 50));
+    }
+    throw new Error(`no commit record of order ${orderId}'s transaction flushed within 5 s`);
   }
 
   const position = (text: string): bigint => {
