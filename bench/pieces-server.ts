@@ -60,9 +60,6 @@ async function main(): Promise<void> {
     'rate-limit/rate-limit.guard.js',
   );
   const { ApiKeyGuard } = await load<{ ApiKeyGuard: Prototype }>('auth/api-key.guard.js');
-  const { ReadYourWritesInterceptor } = await load<{
-    ReadYourWritesInterceptor: new (...args: never[]) => object;
-  }>('database/read-your-writes.interceptor.js');
   const { ReadRouter } = await load<{ ReadRouter: Prototype & (new (...args: never[]) => object) }>(
     'database/read-router.js',
   );
@@ -74,11 +71,7 @@ async function main(): Promise<void> {
   if (gone('rate limiter')) RateLimitGuard.prototype.canActivate = pass;
   if (gone('interceptors and pipes')) {
     // The global ones (APP_INTERCEPTOR): Nest adds each through ApplicationConfig.
-    // eslint-disable-next-line @typescript-eslint/unbound-method -- called on its own instance
-    const add = ApplicationConfig.prototype.addGlobalInterceptor;
-    ApplicationConfig.prototype.addGlobalInterceptor = function (interceptor) {
-      if (!(interceptor instanceof ReadYourWritesInterceptor)) add.call(this, interceptor);
-    };
+    ApplicationConfig.prototype.addGlobalInterceptor = () => undefined;
   }
   const primaryPool = (router: object): pg.Pool =>
     (router as unknown as { primaryPool(): pg.Pool }).primaryPool();

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
 
 /**
- * What read routing knows of the request being served (ReadYourWritesInterceptor): its caller,
+ * What read routing knows of the request being served (readYourWritesMiddleware): its caller,
  * whose key a read must honour, and, for a request that may write, whether one of its
  * statements may have committed on the primary (then its key's last write is recorded).
  */
