@@ -1,8 +1,10 @@
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { parseWalPosition } from '../src/database/wal-position.js';
 import { MetricsService } from '../src/metrics/metrics.service.js';
 import { insertPet } from './support/factories.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
+import { eventually } from './support/webhook-receiver.js';
 
 /**
  * DATABASE_REPLICA_URLS with replicas that can never take a read: a server that is not a hot
@@ -75,33 +77,25 @@ describe('reads with replicas that cannot take them (e2e)', () => {
    * the records after `since` once flushed (pg_walinspect reads no further than the flushed WAL,
    * which trails the commit where commits do not wait for the flush).
    */
-  async function commitEndOfOrder(orderId: number, since: bigint): Promise<bigint> {
-    const lsn = (at: bigint) => `${(at >> 32n).toString(16)}/${(at & 0xffffffffn).toString(16)}`;
-    const { rows: inserted } = await t.db.query<{ xid: string }>(
-      'SELECT xmin::text AS xid FROM orders WHERE id = $1',
-      [orderId],
-    );
-    for (const deadline = Date.now() + 5000; Date.now() < deadline;) {
-      const { rows: flushed } = await t.db.query<{ lsn: string }>(
-        'SELECT pg_current_wal_flush_lsn()::text AS lsn',
+  async function commitEndOfOrder(orderId: number, since: string): Promise<bigint> {
+    let end: string | undefined;
+    await eventually(async () => {
+      const { rows: flushed } = await t.db.query<{ past: boolean }>(
+        'SELECT pg_current_wal_flush_lsn() > $1::pg_lsn AS past',
+        [since],
       );
-      if (position(flushed[0].lsn) > since) {
-        const { rows } = await t.db.query<{ end: string }>(
-          `SELECT end_lsn::text AS end FROM pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)
-            WHERE resource_manager = 'Transaction' AND record_type = 'COMMIT' AND xid = $3::xid`,
-          [lsn(since), flushed[0].lsn, inserted[0].xid],
-        );
-        if (rows.length === 1) return position(rows[0].end);
-      }
-      await new Promise((wait) => setTimeout(wait, 50));
-    }
-    throw new Error(`no commit record of order ${orderId}'s transaction flushed within 5 s`);
+      if (!flushed[0].past) return false;
+      const { rows } = await t.db.query<{ end: string }>(
+        `SELECT end_lsn::text AS end FROM pg_get_wal_records_info($1::pg_lsn, pg_current_wal_flush_lsn())
+          WHERE resource_manager = 'Transaction' AND record_type = 'COMMIT'
+            AND xid = (SELECT xmin FROM orders WHERE id = $2)`,
+        [since, orderId],
+      );
+      end = rows[0]?.end;
+      return end !== undefined;
+    }, 5000);
+    return parseWalPosition(end!);
   }
-
-  const position = (text: string): bigint => {
-    const [high, low] = text.split('/');
-    return (BigInt(`0x${high}`) << 32n) | BigInt(`0x${low}`);
-  };
 
   /** The instances' marks on the key: fields other than its position. */
   const marks = async (): Promise<Record<string, string>> => {
@@ -110,20 +104,13 @@ describe('reads with replicas that cannot take them (e2e)', () => {
   };
   const unmarked = async (): Promise<boolean> => Object.keys(await marks()).length === 0;
 
-  async function until(check: () => boolean | Promise<boolean>): Promise<void> {
-    for (const deadline = Date.now() + 5000; !(await check());) {
-      if (Date.now() > deadline) throw new Error('not within 5 s');
-      await new Promise((wait) => setTimeout(wait, 5));
-    }
-  }
-
   it("marks a write's key before its answer, then records a position past its commit as the key's", async () => {
     await t.db.query('CREATE EXTENSION IF NOT EXISTS pg_walinspect');
     const petId = await insertPet(t.db);
     const { rows } = await t.db.query<{ position: string }>(
       'SELECT pg_current_wal_insert_lsn()::text AS position',
     );
-    const since = position(rows[0].position);
+    const since = rows[0].position;
     const monitor = await redis.monitor();
     const commands: string[] = [];
     monitor.on('monitor', (_time: string, args: string[]) => commands.push(args.join(' ')));
@@ -137,8 +124,8 @@ describe('reads with replicas that cannot take them (e2e)', () => {
       // What the client sends Redis after the answer, through any connection, Redis takes after
       // the mark (MONITOR lists commands in the order Redis ran them).
       await redis.echo('answered');
-      await until(unmarked);
-      await until(() => commands.includes('echo answered'));
+      await eventually(unmarked);
+      await eventually(() => commands.includes('echo answered'));
       const recorded = await redis.hget(writes, 'position');
       expect(recorded).toMatch(/^[0-9A-F]{16}$/);
       expect(BigInt(`0x${recorded}`)).toBeGreaterThanOrEqual(
@@ -166,7 +153,7 @@ describe('reads with replicas that cannot take them (e2e)', () => {
       .set('Authorization', t.auth)
       .send({ petId, quantity: 1 })
       .expect(201);
-    await until(unmarked);
+    await eventually(unmarked);
     expect(await redis.hget(writes, 'position')).toBe('FFFFFFFF00000000');
 
     // Another instance's mark: this instance's position does not end it.
@@ -178,7 +165,7 @@ describe('reads with replicas that cannot take them (e2e)', () => {
       .set('Authorization', t.auth)
       .send({ petId, quantity: 1 })
       .expect(201);
-    await until(async () => (await redis.hexists(writes, 'position')) === 1);
+    await eventually(async () => (await redis.hexists(writes, 'position')) === 1);
     expect(await marks()).toEqual({ 'another-instance': theirs });
     await redis.del(writes);
   });
@@ -211,7 +198,7 @@ describe('reads with replicas that cannot take them (e2e)', () => {
             .expect(201),
         ),
       );
-      await until(unmarked);
+      await eventually(unmarked);
     } finally {
       pg.Client.prototype.query = original;
       monitor.disconnect();
