@@ -14,8 +14,8 @@
 //   5. Redis stopped under load: no failed request, reads on the primary; back on the replica
 //      once Redis is.
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { openSync, readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -278,13 +278,16 @@ async function listWhileWriting(petId) {
   if (!copySeen) fail("the COPY was not seen in the standby's pg_stat_activity");
 }
 
-/** The id of API key `key` (keys are stored as their SHA-256). */
+/** The id of API key `key`, found by its hash as the service stores it (the built app's own). */
 async function keyIdOf(key) {
+  const { hashApiKey } = await import(pathToFileURL(`${work}/app/dist/auth/api-key.js`).href);
   const client = new pg.Client(primaryUrl);
   await client.connect();
   try {
-    const hash = createHash('sha256').update(key).digest('hex');
-    return (await client.query('SELECT id FROM api_keys WHERE key_hash = $1', [hash])).rows[0].id;
+    const { rows } = await client.query('SELECT id FROM api_keys WHERE key_hash = $1', [
+      hashApiKey(key),
+    ]);
+    return rows[0].id;
   } finally {
     await client.end();
   }
