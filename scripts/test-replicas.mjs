@@ -6,7 +6,7 @@
 //      a key marked in Redis (a write whose position is not known yet) reads on the primary;
 //   2. read-your-writes with replay paused: key A places an order through instance 1 and reads
 //      it through instance 2 at once (primary), key B reads through instance 2 and does not see
-//      it yet (the replica);
+//      it yet (the replica); the same once instance 1 has recorded the write's position;
 //   3. the staleness bound: still paused past REPLICA_MAX_LAG_MS, key B reads on the primary;
 //      replay resumed, on the replica again;
 //   4. the standby stopped under load: no failed request, every read on the primary within 1 s,
@@ -451,6 +451,33 @@ async function main() {
     fail(`key B read the order from the paused replica: ${theirs.status}, not 404`);
   if (after.primary - before.primary !== 2 || after.replica - before.replica !== 1) {
     fail('expected key A on the primary (2 reads) and key B on the replica (1)');
+  }
+  // 2b. Once instance-1 has replaced its mark with the write's position, key A still reads on
+  // the primary (the paused replica has not replayed that position), key B on the replica.
+  const keyAWrites = `petstore:writes:${await keyIdOf(KEY_A)}`;
+  const watcher = new Redis(`redis://127.0.0.1:${redisPort}`);
+  try {
+    const learned = await within(1000, "key A's position learned, its mark gone", async () => {
+      const { position, ...marks } = await watcher.hgetall(keyAWrites);
+      return position !== undefined && Object.keys(marks).length === 0;
+    });
+    before = await reads(two);
+    const mineAgain = await call(two, 'GET', `/v1/store/orders/${newId}`, KEY_A);
+    const theirsAgain = await call(two, 'GET', `/v1/store/orders/${newId}`, KEY_B);
+    after = await reads(two);
+    say(
+      `key A's position learned ${learned} ms after the reads; key A: ${mineAgain.status}, ` +
+        `key B: ${theirsAgain.status}; instance-2 reads: primary +${after.primary - before.primary}, ` +
+        `replica +${after.replica - before.replica}`,
+    );
+    if (mineAgain.status !== 200 || theirsAgain.status !== 404) {
+      fail('expected key A to see its order (primary) and key B not yet (replica)');
+    }
+    if (after.primary - before.primary !== 1 || after.replica - before.replica !== 1) {
+      fail('expected key A on the primary (1 read) and key B on the replica (1)');
+    }
+  } finally {
+    watcher.disconnect();
   }
 
   // 3. Staleness: still paused past REPLICA_MAX_LAG_MS, key B goes to the primary.
