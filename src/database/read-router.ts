@@ -31,7 +31,7 @@ export const REPLICA_POLL_INTERVAL_MS = 100;
  * At most one query of the primary's WAL position per this many milliseconds: it covers every
  * write that finished before it was sent, however many.
  */
-export const POSITION_QUERY_GAP_MS = 10;
+const POSITION_QUERY_GAP_MS = 10;
 
 /**
  * Each API key's writes, a Redis hash: `position`, the WAL position of its last write whose
@@ -309,13 +309,11 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
       text,
       String(this.lastWriteTtlMs),
       this.markField,
-    )
-      .then(() => undefined)
-      .catch((error: unknown) => {
-        // Not recorded: this instance at least sends no read to a replica that lacks them.
-        this.raiseFloor(position);
-        this.warn(`keys' last writes were not recorded in Redis: ${message(error)}`);
-      });
+    ).catch((error: unknown) => {
+      // Not recorded: this instance at least sends no read to a replica that lacks them.
+      this.raiseFloor(position);
+      this.warn(`keys' last writes were not recorded in Redis: ${message(error)}`);
+    });
   }
 
   private raiseFloor(position: WalPosition): void {
