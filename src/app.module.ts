@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { ApiKeyGuard } from './auth/api-key.guard.js';
 import { AuthModule } from './auth/auth.module.js';
 import { CategoriesModule } from './categories/categories.module.js';
@@ -17,7 +17,6 @@ import { PetsModule } from './pets/pets.module.js';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
 import { StoreModule } from './store/store.module.js';
-import { HandlerSpanInterceptor } from './tracing/handler-span.interceptor.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 
 /** The configuration the app runs with: the database URL is known (embedded or given). */
@@ -50,8 +49,6 @@ export class AppModule {
         { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
-        // With tracing off, not even a pass-through: nothing per request.
-        ...(config.tracing ? [{ provide: APP_INTERCEPTOR, useClass: HandlerSpanInterceptor }] : []),
       ],
     };
   }

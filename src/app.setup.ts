@@ -21,6 +21,7 @@ import { HTTP_LOGGER, type HttpLogger } from './logging/logging.module.js';
 import { httpMetricsMiddleware, httpRejectionCounter } from './metrics/http-metrics.js';
 import { MetricsService } from './metrics/metrics.service.js';
 import { RateLimiter } from './rate-limit/rate-limiter.js';
+import { traceHandlers } from './tracing/handler-spans.js';
 import { serverSpanMiddleware } from './tracing/server-span.middleware.js';
 
 /**
@@ -81,6 +82,8 @@ export async function configureApp(
   app.enableVersioning({ type: VersioningType.URI, defaultVersion: '1' });
   app.useGlobalPipes(createValidationPipe());
   const documents = setupOpenApi(app, config);
+  // With tracing off, the handlers stay as they are: nothing per request.
+  if (config.tracing) traceHandlers(app);
   await app.init();
   // After every route: whatever Nest's own not-found handler leaves gets the Error body too.
   app.use(sendRouteNotFound);

@@ -10,7 +10,7 @@ import {
 } from '@opentelemetry/api';
 import type { NextFunction, Request, Response } from 'express';
 import { routeTemplate } from './route-template.js';
-import { unsampledRequestContext } from './trace-context.js';
+import { tracedRequestContext, unsampledRequestContext } from './trace-context.js';
 import { withoutApiKeys } from '../auth/api-key.js';
 
 /**
@@ -46,7 +46,7 @@ export function serverSpanMiddleware(): (
     if (span.isRecording()) {
       span.setAttributes(requestAttributes(request, url));
       response.once('close', () => endServerSpan(span, request, response));
-      context.with(trace.setSpan(caller, span), next);
+      context.with(tracedRequestContext(trace.setSpan(caller, span), request), next);
     } else {
       // Nothing to record or to end: the request carries only its ids (trace-context.ts).
       context.with(unsampledRequestContext(span.spanContext()), next);

@@ -8,8 +8,8 @@ import type { TracingConfig } from '../config/app-config.js';
  * variables (exporter, endpoint, protocol, sampler), and the pg and ioredis instrumentations
  * patch those clients as they load. The HTTP server span is the service's own
  * (serverSpanMiddleware: OpenTelemetry's HTTP instrumentation cost every request, sampled or
- * not, more than all the rest of tracing), and so is the handler's (HandlerSpanInterceptor:
- * the Nest instrumentation supports Nest up to 11, and Express's wrapped every middleware).
+ * not, more than all the rest of tracing), and so is the handler's (traceHandlers: the Nest
+ * instrumentation supports Nest up to 11, and Express's wrapped every middleware).
  */
 export async function startTracing({ serviceName }: TracingConfig): Promise<void> {
   // Traces only: the service's metrics are Prometheus (METRICS_PORT), its logs go to stdout.

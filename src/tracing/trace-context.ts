@@ -8,6 +8,7 @@ import {
   type Context,
   type SpanContext,
 } from '@opentelemetry/api';
+import type { IncomingMessage } from 'node:http';
 
 /*
  * The few places the service's own code touches tracing. With tracing off the OpenTelemetry
@@ -15,6 +16,17 @@ import {
  */
 
 const UNSAMPLED_REQUEST = createContextKey('petstore-api unsampled request');
+const TRACED_REQUEST = createContextKey('petstore-api traced request');
+
+/** The context of a request whose span records: its span, and the request for handler spans. */
+export function tracedRequestContext(withSpan: Context, request: IncomingMessage): Context {
+  return withSpan.setValue(TRACED_REQUEST, request);
+}
+
+/** The request being handled, when its span records (handler-spans.ts); else undefined. */
+export function tracedRequest(): IncomingMessage | undefined {
+  return context.active().getValue(TRACED_REQUEST) as IncomingMessage | undefined;
+}
 
 /**
  * The context a request the sampler dropped runs in: its ids for log lines and the outbox, but
