@@ -22,11 +22,11 @@ import pg from 'pg';
 import { openBenchDatabase } from './database.js';
 import { loadGets, pairedMedian, type LoadResult } from './load.js';
 import { PIECES } from './service-pieces.js';
-import { freePort, runMain, runNode, startServer, type ServerProcess } from './processes.js';
-import { productionNodeOptions } from './production-runtime.js';
+import { runMain, runNode, type ServerProcess } from './processes.js';
 import { growOrders, seedBase } from './seed.js';
 import { loadListSizes } from './service-build.js';
-import { median, startProductionService } from './service.js';
+import { median } from './service.js';
+import { contenders as benchContenders } from './contenders.js';
 import { saveReport } from './report.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000);
@@ -37,11 +37,6 @@ const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 10_000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const SMALL_ORDERS = 100;
 
-interface Contender {
-  name: string;
-  start(): Promise<ServerProcess>;
-}
-
 async function main(): Promise<void> {
   const app = resolve('.');
   const dist = join(app, 'dist');
@@ -50,13 +45,6 @@ async function main(): Promise<void> {
   const db = await openBenchDatabase(workDir);
   const profiles = process.env.BENCH_CPU_PROF?.trim();
   if (profiles) await mkdir(profiles, { recursive: true });
-  // Every server gets the same pool and timeouts (the service's defaults are these too).
-  const dbEnv = {
-    DATABASE_URL: db.url,
-    DB_POOL_SIZE: '10',
-    DB_STATEMENT_TIMEOUT_MS: '5000',
-    DB_CONNECT_TIMEOUT_MS: '2000',
-  };
   const client = new pg.Client({ connectionString: db.url });
   const servers: ServerProcess[] = [];
   try {
@@ -71,62 +59,22 @@ async function main(): Promise<void> {
     await growOrders(client, data.petIds, SMALL_ORDERS, `orders → ${SMALL_ORDERS}`);
     const { LIST_SINGLE_QUERY_ROWS } = await loadListSizes(dist);
 
-    const service = (name: string, removed: string, build: string, profile = false): Contender => ({
-      name,
-      start: () =>
-        startProductionService({
-          name: name.replace(/\W+/g, '-'),
-          workDir,
-          databaseUrl: db.url,
-          apiKey: data.apiKey,
-          node,
-          script: join(import.meta.dirname, 'pieces-server.js'),
-          nodeArgs: [
-            ...(profile && profiles ? ['--cpu-prof', `--cpu-prof-dir=${resolve(profiles)}`] : []),
-            '--import',
-            join(build, 'tracing', 'register.js'),
-          ],
-          env: { ...dbEnv, METRICS_PORT: '0', PIECES_SERVICE_DIST: build, PIECE_REMOVED: removed },
-        }),
-    });
-    const bare = (name: string, script: string): Contender => ({
-      name,
-      start: async () => {
-        const port = await freePort();
-        return startServer({
-          name,
-          script: join(import.meta.dirname, script),
-          node,
-          cwd: workDir,
-          port,
-          readyPath: '/health/ready',
-          env: {
-            PATH: process.env.PATH ?? '',
-            NODE_ENV: 'production',
-            NODE_OPTIONS: productionNodeOptions(),
-            ...dbEnv,
-            PORT: String(port),
-            // The service keeps valid keys in memory (API_KEY_CACHE_TTL_MS): so do these.
-            BASELINE_AUTH_CACHE_MS: '30000',
-            BASELINE_LIST_SINGLE_ROWS: String(LIST_SINGLE_QUERY_ROWS),
-            BASELINE_SERVICE_DIST: dist,
-          },
-        });
-      },
-    });
-    /** The service whole, without each piece, without all: from `build`, names prefixed. */
-    const services = (prefix: string, build: string, profile: boolean): Contender[] => [
-      service(`${prefix}service`, 'none', build, profile),
-      ...PIECES.map((piece) => service(`${prefix}without ${piece}`, piece, build)),
-      service(`${prefix}without all of them`, PIECES.join(','), build),
-    ];
     const before = process.env.BENCH_BEFORE_DIST?.trim();
-    const contenders: Contender[] = [
-      bare('bare Nest', 'bare-nest-server.js'),
-      bare('raw', 'baseline-server.js'),
-      ...services('', dist, true),
-      ...(before ? services('before: ', resolve(before), false) : []),
-    ];
+    const contenders = benchContenders(
+      {
+        workDir,
+        databaseUrl: db.url,
+        apiKey: data.apiKey,
+        dist,
+        node,
+        listSingleQueryRows: LIST_SINGLE_QUERY_ROWS,
+        nodeArgs: (name) =>
+          name === 'service' && profiles
+            ? ['--cpu-prof', `--cpu-prof-dir=${resolve(profiles)}`]
+            : [],
+      },
+      { before: before && resolve(before) },
+    );
     for (const contender of contenders) {
       process.stderr.write(`starting ${contender.name} …\n`);
       servers.push(await contender.start());

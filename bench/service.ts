@@ -23,6 +23,8 @@ export interface ServiceOptions {
   script?: string;
   /** The process's name in reports (default: service). */
   name?: string;
+  /** How long its start may take (default: startServer's). */
+  startTimeoutMs?: number;
 }
 
 /**
@@ -46,6 +48,7 @@ export async function startProductionService(options: ServiceOptions): Promise<S
     cwd: options.workDir,
     port,
     readyPath: '/health/ready',
+    timeoutMs: options.startTimeoutMs,
     stdoutFile: join(options.workDir, `${options.name ?? 'service'}.log`),
     env: {
       ...inherited,

