@@ -28,6 +28,27 @@ async function databaseUrlOf(
 /** Long enough for two first starts at once (initdb, migrations, demo data) on a busy machine. */
 const FIRST_START_MS = 90_000;
 
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A free HTTP port below Linux's ephemeral range (32768 and up), where `listen(0)` never lands.
+ * Each embedded PostgreSQL here takes its port with `listen(0)`: an HTTP port found the same way
+ * and let go until its service binds it could be handed to the other service's PostgreSQL
+ * first, and that service then stops on a taken port (seen once in CI).
+ */
+async function httpPort(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 10_000);
+    if (await isFree(port)) return port;
+  }
+}
+
 /** A program of someone else's holding a loopback port. */
 async function holdPort(port: number): Promise<Server> {
   const server = createServer();
@@ -86,7 +107,7 @@ describe('the embedded PostgreSQL port of a data folder (real processes)', () =>
   /** Starts the service on `folder`'s embedded PostgreSQL; resolves once it printed its key. */
   async function start(folder: string, env: Record<string, string> = {}): Promise<ServiceProcess> {
     const service = await startService(
-      { PETSTORE_DATA_DIR: folder, ...env },
+      { PORT: String(await httpPort()), PETSTORE_DATA_DIR: folder, ...env },
       { liveWithinMs: FIRST_START_MS },
     );
     running.add(service);
