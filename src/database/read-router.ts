@@ -219,7 +219,8 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
    * service added to a small GET (docs/performance.md, The service's pieces).
    */
   async query(sql: string, parameters: unknown[] = []): Promise<unknown> {
-    const rows = (pool: pg.Pool): Promise<unknown> => rowsOf(pool, sql, parameters);
+    const rows = async (pool: pg.Pool): Promise<unknown> =>
+      (await pool.query<object>(sql, parameters)).rows;
     return this.run(rows, () => rows(this.primaryPool()));
   }
 
@@ -408,8 +409,7 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
   }
 
   private async primaryPosition(expression: string): Promise<WalPosition> {
-    const rows = await rowsOf<{ position: string }>(
-      this.primaryPool(),
+    const { rows } = await this.primaryPool().query<{ position: string }>(
       `SELECT ${expression}::text AS position`,
     );
     return parseWalPosition(rows[0].position);
@@ -439,26 +439,4 @@ function isUnavailable(error: unknown): boolean {
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/**
- * The rows of one statement on a connection of `pool`. Not pool.query(): it calls the client
- * with a callback, which the response deadline (response-deadline.ts) does not watch, so a
- * statement PgBouncer holds while PostgreSQL is down would wait for its query_wait_timeout.
- * A connection that failed is dropped, not pooled again.
- */
-async function rowsOf<Row extends object>(
-  pool: pg.Pool,
-  sql: string,
-  parameters: unknown[] = [],
-): Promise<Row[]> {
-  const client = await pool.connect();
-  try {
-    const { rows } = await client.query<Row>(sql, parameters);
-    client.release();
-    return rows;
-  } catch (error) {
-    client.release(error as Error);
-    throw error;
-  }
 }
