@@ -409,7 +409,7 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
   }
 
   private async primaryPosition(expression: string): Promise<WalPosition> {
-    const { rows } = await this.primaryPool().query<{ position: string }>(
+    const rows = await this.primary.query<{ position: string }[]>(
       `SELECT ${expression}::text AS position`,
     );
     return parseWalPosition(rows[0].position);
