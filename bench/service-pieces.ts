@@ -6,6 +6,7 @@ export const PIECES = [
   'metrics',
   'rate limiter',
   'API key guard',
+  'TypeORM',
   'interceptors and pipes',
   'answer deadline',
   'connection tracking',

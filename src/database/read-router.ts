@@ -212,16 +212,12 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
     this.redis?.disconnect();
   }
 
-  /**
-   * Runs a read on a replica that has the caller's writes, else on the primary (Queryable).
-   * On the primary too, straight on TypeORM's pg pool: DataSource.query's query runner adds
-   * nothing a read uses (no logging, no transaction) and was the largest single cost the
-   * service added to a small GET (docs/performance.md, The service's pieces).
-   */
+  /** Runs a read on a replica that has the caller's writes, else on the primary (Queryable). */
   async query(sql: string, parameters: unknown[] = []): Promise<unknown> {
-    const rows = async (pool: pg.Pool): Promise<unknown> =>
-      (await pool.query<object>(sql, parameters)).rows;
-    return this.run(rows, () => rows(this.primaryPool()));
+    return this.run<unknown>(
+      async (pool): Promise<unknown> => (await pool.query<object>(sql, parameters)).rows,
+      () => this.primary.query(sql, parameters),
+    );
   }
 
   /**
