@@ -104,9 +104,22 @@ describe('tracing (real process, OTLP receiver)', () => {
   it('continues the caller’s trace: the route template names the server span, SQL and Redis spans are its children, the log line names the trace', async () => {
     const service = await start();
     const petId = await insertPet(db, { name: 'Traced' });
-    const placed = await call(service, 'POST', '/v2/store/orders', {}, { petId, quantity: 3 });
+    const placeTrace = traceId();
+    const placed = await call(
+      service,
+      'POST',
+      '/v2/store/orders',
+      { traceparent: `00-${placeTrace}-${spanId()}-01` },
+      { petId, quantity: 3 },
+    );
     expect(placed.status).toBe(201);
     const { id: orderId } = (await placed.json()) as { id: number };
+    // A route with interceptors of its own (JSON body, Idempotency-Key) gets its handler span
+    // too, under the server span.
+    const placing = await traceOf(placeTrace, 'POST /v2/store/orders');
+    const placeServer = placing.find((span) => span.kind === SERVER);
+    const placeHandler = placing.find((span) => span.name === 'handler /v2/store/orders');
+    expect(placeHandler?.parentSpanId).toBe(placeServer?.spanId);
 
     const trace = traceId();
     const parent = spanId();
