@@ -15,14 +15,19 @@
  * BENCH_BEFORE_DIST=<a dist/ folder> adds that build, whole and without all pieces.
  * Needs valgrind (Debian's valgrind package).
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { contenders as benchContenders, seedSmallGets } from './contenders.js';
 import { openBenchDatabase } from './database.js';
 import { loadGets } from './load.js';
+import {
+  CallgrindDumps,
+  callgrindPrefix,
+  requireValgrind,
+  type InstructionCount,
+} from './callgrind.js';
 import { runMain, type ServerProcess } from './processes.js';
 import { saveReport } from './report.js';
 
@@ -30,24 +35,8 @@ const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 400);
 const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 4000);
 const CONNECTIONS = 10;
 
-/** The instructions callgrind counted in one dump file (callgrind_annotate's total). */
-function instructionsIn(file: string): number {
-  const text = execFileSync('callgrind_annotate', [file], { maxBuffer: 1 << 28 }).toString();
-  // A thread that ran nothing while counting has no total.
-  const total = /^([\d,]+) \(100\.0%\)\s+PROGRAM TOTALS/m.exec(text)?.[1] ?? '0';
-  return Number(total.replace(/,/g, ''));
-}
-
-function callgrind(pid: number, command: string[]): void {
-  execFileSync('callgrind_control', [...command, String(pid)], { stdio: 'ignore' });
-}
-
 async function main(): Promise<void> {
-  try {
-    execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
-  } catch {
-    throw new Error('bench:instructions needs valgrind (Debian: apt-get install valgrind)');
-  }
+  requireValgrind('bench:instructions');
   const app = resolve('.');
   const dist = join(app, 'dist');
   const workDir = await mkdtemp(join(tmpdir(), 'petstore-bench-instructions-'));
@@ -61,52 +50,30 @@ async function main(): Promise<void> {
         ...options,
         launcher: {
           program: 'valgrind',
-          prefix: (name) => [
-            '--tool=callgrind',
-            // V8 writes the code it compiles into memory it maps.
-            '--smc-check=all-non-file',
-            '--instr-atstart=no',
-            '--separate-threads=yes',
-            `--callgrind-out-file=${join(dumps, name)}.%p`,
-            options.node,
-          ],
+          prefix: (name) => callgrindPrefix(dumps, name, options.node),
           startTimeoutMs: 600_000,
         },
       },
       { pieces: process.env.BENCH_PIECES === '1' },
     );
     // counts[get][process]: instructions per request, main thread and all threads.
-    const counts = gets.map(() => [] as Array<{ main: number; all: number }>);
-    const read = new Set<string>();
+    const counts = gets.map(() => [] as InstructionCount[]);
+    const callgrind = new CallgrindDumps(dumps);
     for (const [p, contender] of processes.entries()) {
       process.stderr.write(`starting ${contender.name} under callgrind …\n`);
       const server: ServerProcess = await contender.start();
       try {
         for (const [g, get] of gets.entries()) {
           await loadGets(server, get.path, data.apiKey, CONNECTIONS, WARM_UP);
-          callgrind(server.pid, ['-i', 'on']);
-          const result = await loadGets(server, get.path, data.apiKey, CONNECTIONS, REQUESTS);
-          callgrind(server.pid, ['-i', 'off']);
+          const { perRequest: count, result } = await callgrind.count(server.pid, REQUESTS, () =>
+            loadGets(server, get.path, data.apiKey, CONNECTIONS, REQUESTS),
+          );
           if (result.requests !== REQUESTS || result.unexpectedStatus > 0) {
             throw new Error(`${contender.name}, ${get.title}: ${JSON.stringify(result)}`);
           }
-          callgrind(server.pid, ['-d']);
-          callgrind(server.pid, ['-z']);
-          // One file per thread of this dump; the main thread's ends in -01.
-          const files = (await readdir(dumps)).filter(
-            (file) => file.includes(`.${server.pid}.`) && !read.has(file),
-          );
-          let main = 0;
-          let all = 0;
-          for (const file of files) {
-            read.add(file);
-            const instructions = instructionsIn(join(dumps, file));
-            all += instructions;
-            if (file.endsWith('-01')) main += instructions;
-          }
-          counts[g][p] = { main: main / REQUESTS, all: all / REQUESTS };
+          counts[g][p] = count;
           process.stderr.write(
-            `${contender.name}, ${get.title}: ${(main / REQUESTS / 1000).toFixed(0)}k\n`,
+            `${contender.name}, ${get.title}: ${(count.main / 1000).toFixed(0)}k\n`,
           );
         }
       } finally {

