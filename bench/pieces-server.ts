@@ -8,7 +8,7 @@
  * environment is the service's own (DATABASE_URL, PORT, LOG_LEVEL, METRICS_PORT…).
  */
 import 'reflect-metadata';
-import { ApplicationConfig, NestFactory } from '@nestjs/core';
+import { ApplicationConfig, NestApplication, NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
@@ -70,8 +70,10 @@ async function main(): Promise<void> {
   const pass = (): boolean => true;
   if (gone('rate limiter')) RateLimitGuard.prototype.canActivate = pass;
   if (gone('interceptors and pipes')) {
-    // The global ones (APP_INTERCEPTOR): Nest adds each through ApplicationConfig.
+    // The global ones (APP_INTERCEPTOR, app.useGlobalPipes): Nest adds each through
+    // ApplicationConfig.
     ApplicationConfig.prototype.addGlobalInterceptor = () => undefined;
+    ApplicationConfig.prototype.useGlobalPipes = () => undefined;
   }
   const primaryPool = (router: object): pg.Pool =>
     (router as unknown as { primaryPool(): pg.Pool }).primaryPool();
@@ -105,10 +107,16 @@ async function main(): Promise<void> {
   if (gone('security headers')) skipped.add(securityHeaders);
   if (gone('request id')) skipped.add(requestIdMiddleware);
   if (gone('request log')) skipped.add(app.get<{ middleware: unknown }>(HTTP_LOGGER).middleware);
-  const use = app.use.bind(app) as (...args: unknown[]) => NestExpressApplication;
-  app.use = ((...args: unknown[]) =>
-    args.some((arg) => skipped.has(arg)) ? app : use(...args)) as typeof app.use;
-  if (gone('interceptors and pipes')) app.useGlobalPipes = () => app;
+  // On the class: NestFactory answers a Proxy whose set trap stores nothing, so an assignment
+  // to app.use would be silently lost.
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- applied to its own instance below
+  const nestUse = NestApplication.prototype.use;
+  NestApplication.prototype.use = function (
+    this: NestApplication,
+    ...args: Parameters<typeof nestUse>
+  ) {
+    return args.some((arg) => skipped.has(arg)) ? this : nestUse.apply(this, args);
+  };
   await configureApp(app, config);
   if (gone('API key guard')) {
     // Every request is the bench's key, as the guard would have found it (listOrders reads it).
