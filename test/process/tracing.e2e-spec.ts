@@ -15,6 +15,9 @@ const CLIENT = 3;
 
 const traceId = () => randomBytes(16).toString('hex');
 const spanId = () => randomBytes(8).toString('hex');
+/** A caller's `traceparent` in `trace`, from a fresh span of its own, sampled unless said. */
+const callerIn = (trace: string, sampled = true) =>
+  `00-${trace}-${spanId()}-${sampled ? '01' : '00'}`;
 
 /**
  * Tracing as operators run it (docs/operating.md, Tracing): the built service in its own
@@ -109,7 +112,7 @@ describe('tracing (real process, OTLP receiver)', () => {
       service,
       'POST',
       '/v2/store/orders',
-      { traceparent: `00-${placeTrace}-${spanId()}-01` },
+      { traceparent: callerIn(placeTrace) },
       { petId, quantity: 3 },
     );
     expect(placed.status).toBe(201);
@@ -194,7 +197,7 @@ describe('tracing (real process, OTLP receiver)', () => {
     const service = await start();
     const trace = traceId();
     const res = await call(service, 'GET', '/v2/no/such/route', {
-      traceparent: `00-${trace}-${spanId()}-01`,
+      traceparent: callerIn(trace),
     });
     expect(res.status).toBe(404);
     const [server] = await traceOf(trace, 'GET');
@@ -207,8 +210,7 @@ describe('tracing (real process, OTLP receiver)', () => {
     const service = await start({ OTEL_BSP_SCHEDULE_DELAY: '60000' });
     const trace = traceId();
     expect(
-      (await call(service, 'GET', '/v1/categories', { traceparent: `00-${trace}-${spanId()}-01` }))
-        .status,
+      (await call(service, 'GET', '/v1/categories', { traceparent: callerIn(trace) })).status,
     ).toBe(200);
     await new Promise((wait) => setTimeout(wait, 300));
     expect(otlp.trace(trace)).toEqual([]);
@@ -231,7 +233,7 @@ describe('tracing (real process, OTLP receiver)', () => {
       service,
       'POST',
       '/v1/categories',
-      { traceparent: `00-${trace}-${spanId()}-01` },
+      { traceparent: callerIn(trace) },
       { name: `traced-${randomBytes(4).toString('hex')}` },
     );
     expect(created.status).toBe(201);
@@ -281,7 +283,7 @@ describe('tracing (real process, OTLP receiver)', () => {
     const petName = `secret-pet-${randomBytes(6).toString('hex')}`;
     const petId = await insertPet(db, { name: petName });
     const trace = traceId();
-    const traceparent = `00-${trace}-${spanId()}-01`;
+    const traceparent = callerIn(trace);
     expect(
       (await call(service, 'POST', '/v1/categories', { traceparent }, { name, description }))
         .status,
@@ -343,14 +345,14 @@ describe('tracing (real process, OTLP receiver)', () => {
     expect(
       (
         await call(service, 'GET', '/v1/categories', {
-          traceparent: `00-${sampled}-${spanId()}-01`,
+          traceparent: callerIn(sampled),
         })
       ).status,
     ).toBe(200);
     expect(
       (
         await call(service, 'GET', '/v2/categories', {
-          traceparent: `00-${unsampled}-${spanId()}-00`,
+          traceparent: callerIn(unsampled, false),
         })
       ).status,
     ).toBe(200);
@@ -375,8 +377,7 @@ describe('tracing (real process, OTLP receiver)', () => {
     });
     const trace = traceId();
     expect(
-      (await call(service, 'GET', '/v1/categories', { traceparent: `00-${trace}-${spanId()}-01` }))
-        .status,
+      (await call(service, 'GET', '/v1/categories', { traceparent: callerIn(trace) })).status,
     ).toBe(200);
     await new Promise((wait) => setTimeout(wait, 800));
     expect(otlp.spans.slice(before)).toEqual([]);
@@ -388,8 +389,7 @@ describe('tracing (real process, OTLP receiver)', () => {
     const service = await start({ OTEL_TRACES_EXPORTER: 'none' });
     const trace = traceId();
     expect(
-      (await call(service, 'GET', '/v1/categories', { traceparent: `00-${trace}-${spanId()}-01` }))
-        .status,
+      (await call(service, 'GET', '/v1/categories', { traceparent: callerIn(trace) })).status,
     ).toBe(200);
     await eventually(() => service.stdout.some((line) => line.includes('"url":"/v1/categories"')));
     await new Promise((wait) => setTimeout(wait, 800));
