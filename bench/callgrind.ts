@@ -8,6 +8,8 @@
 import { execFileSync } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Launcher } from './contenders.js';
+import type { LoadResult } from './load.js';
 
 export interface InstructionCount {
   main: number;
@@ -22,17 +24,26 @@ export function requireValgrind(bench: string): void {
   }
 }
 
-/** valgrind's arguments before Node's own, for a process named `name`. */
-export function callgrindPrefix(dumps: string, name: string, node: string): string[] {
-  return [
-    '--tool=callgrind',
-    // V8 writes the code it compiles into memory it maps.
-    '--smc-check=all-non-file',
-    '--instr-atstart=no',
-    '--separate-threads=yes',
-    `--callgrind-out-file=${join(dumps, name)}.%p`,
-    node,
-  ];
+/**
+ * How a process runs under callgrind, its dumps in `dumps`: valgrind's arguments before Node's
+ * own, a start that may take minutes, and a connect timeout for a process some 50 times slower
+ * (what is counted is instructions, not time).
+ */
+export function callgrindLauncher(dumps: string, node: string): Required<Launcher> {
+  return {
+    program: 'valgrind',
+    prefix: (name) => [
+      '--tool=callgrind',
+      // V8 writes the code it compiles into memory it maps.
+      '--smc-check=all-non-file',
+      '--instr-atstart=no',
+      '--separate-threads=yes',
+      `--callgrind-out-file=${join(dumps, name)}.%p`,
+      node,
+    ],
+    startTimeoutMs: 600_000,
+    env: { DB_CONNECT_TIMEOUT_MS: '30000' },
+  };
 }
 
 /** The instructions callgrind counted in one dump file (callgrind_annotate's total). */
@@ -53,15 +64,25 @@ export class CallgrindDumps {
 
   constructor(readonly folder: string) {}
 
-  /** Instructions per request over what `work` does for `requests` requests, and its result. */
-  async count<T>(
+  /**
+   * Instructions per request over `load`, which sends `requests` requests; every one must be
+   * answered as expected, or the count would be of something else.
+   */
+  async count(
     pid: number,
     requests: number,
-    work: () => Promise<T>,
-  ): Promise<{ perRequest: InstructionCount; result: T }> {
+    load: () => Promise<LoadResult>,
+    what: string,
+  ): Promise<InstructionCount> {
     control(pid, ['-i', 'on']);
-    const result = await work();
+    const result = await load();
     control(pid, ['-i', 'off']);
+    if (
+      result.requests !== requests ||
+      result.unexpectedStatus + result.errors + result.timeouts > 0
+    ) {
+      throw new Error(`${what}: not every counted request was answered: ${JSON.stringify(result)}`);
+    }
     control(pid, ['-d']);
     control(pid, ['-z']);
     // One file per thread of this dump; the main thread's ends in -01.
@@ -76,6 +97,6 @@ export class CallgrindDumps {
       all += instructions;
       if (file.endsWith('-01')) main += instructions;
     }
-    return { perRequest: { main: main / requests, all: all / requests }, result };
+    return { main: main / requests, all: all / requests };
   }
 }

@@ -24,7 +24,7 @@ import { openBenchDatabase } from './database.js';
 import { loadGets } from './load.js';
 import {
   CallgrindDumps,
-  callgrindPrefix,
+  callgrindLauncher,
   requireValgrind,
   type InstructionCount,
 } from './callgrind.js';
@@ -48,11 +48,7 @@ async function main(): Promise<void> {
     const processes = benchContenders(
       {
         ...options,
-        launcher: {
-          program: 'valgrind',
-          prefix: (name) => callgrindPrefix(dumps, name, options.node),
-          startTimeoutMs: 600_000,
-        },
+        launcher: callgrindLauncher(dumps, options.node),
       },
       { pieces: process.env.BENCH_PIECES === '1' },
     );
@@ -65,12 +61,12 @@ async function main(): Promise<void> {
       try {
         for (const [g, get] of gets.entries()) {
           await loadGets(server, get.path, data.apiKey, CONNECTIONS, WARM_UP);
-          const { perRequest: count, result } = await callgrind.count(server.pid, REQUESTS, () =>
-            loadGets(server, get.path, data.apiKey, CONNECTIONS, REQUESTS),
+          const count = await callgrind.count(
+            server.pid,
+            REQUESTS,
+            () => loadGets(server, get.path, data.apiKey, CONNECTIONS, REQUESTS),
+            `${contender.name}, ${get.title}`,
           );
-          if (result.requests !== REQUESTS || result.unexpectedStatus > 0) {
-            throw new Error(`${contender.name}, ${get.title}: ${JSON.stringify(result)}`);
-          }
           counts[g][p] = count;
           process.stderr.write(
             `${contender.name}, ${get.title}: ${(count.main / 1000).toFixed(0)}k\n`,

