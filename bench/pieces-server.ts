@@ -10,6 +10,7 @@
 import 'reflect-metadata';
 import { ApplicationConfig, NestApplication, NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -38,6 +39,8 @@ async function main(): Promise<void> {
   const gone = (piece: Piece): boolean => removed.has(piece);
   const load = async <T>(file: string): Promise<T> =>
     (await import(pathToFileURL(join(dist, file)).href)) as T;
+  // What main.js imports first (a build from before it had none: BENCH_BEFORE_DIST).
+  if (existsSync(join(dist, 'lifecycle', 'v8-flags.js'))) await load('lifecycle/v8-flags.js');
 
   const { AppModule } = await load<{ AppModule: { forRoot(config: unknown): object } }>(
     'app.module.js',

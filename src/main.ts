@@ -1,3 +1,5 @@
+// First: V8's settings hold for everything the imports below allocate.
+import './lifecycle/v8-flags.js';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
