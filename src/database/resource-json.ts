@@ -285,31 +285,8 @@ export function resourceJson<Source, View>(
     columns: memoized(selectList),
     sql: memoized(jsonOf),
 
-    view: (source) => {
-      const view: Record<string, JsonValue> = {};
-      for (const { key, from, kind, optional } of entries) {
-        const value = source[from];
-        if (value === null || value === undefined) {
-          if (optional) continue;
-          throw new Error(`${key} has no value`);
-        }
-        view[key] = kind.fromValue(value);
-      }
-      return view as View;
-    },
-
-    fromText: (row) => {
-      let json = '';
-      for (const { label, at, kind, optional } of entries) {
-        const value = row[at];
-        if (value === null) {
-          if (optional) continue;
-          throw new Error(`${label} has no value`);
-        }
-        json += `${json === '' ? '{' : ','}${label}${kind.fromText(value)}`;
-      }
-      return json === '' ? '{}' : `${json}}`;
-    },
+    view: compiledView<Source, View>(entries),
+    fromText: compiledFromText(entries),
 
     fromCopy: (src, start, end, out) => {
       let column = 0;
@@ -342,6 +319,58 @@ export function resourceJson<Source, View>(
       if (written === 0) out.byte(CLOSE_BRACE);
     },
   };
+}
+
+/**
+ * Node's rendering of one resource, as code written for that resource's fields: one function per
+ * resource, so that V8 sees one object shape at each property read and write, and one kind at
+ * each call. A loop over the fields, shared by every resource, made each of those accesses
+ * megamorphic (a hash lookup per field; docs/performance.md, "Code written per resource"). The
+ * generated text holds only the definition's keys and column names, which resourceJson has
+ * checked are plain names, and calls each kind's fromValue: the loop it replaces, unrolled.
+ */
+function compiledView<Source, View>(
+  entries: ReadonlyArray<{ key: string; from: string; kind: JsonKind<never>; optional: boolean }>,
+): (source: Source) => View {
+  const body = entries.map(({ key, from, optional }, index) => {
+    const missing = optional ? '' : `throw new Error(${JSON.stringify(`${key} has no value`)});`;
+    return (
+      `value = source[${JSON.stringify(from)}];\n` +
+      `if (value === null || value === undefined) { ${missing} }\n` +
+      `else view[${JSON.stringify(key)}] = kinds[${index}].fromValue(value);\n`
+    );
+  });
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- made from checked names only (above).
+  const makeView = new Function(
+    'kinds',
+    `return function view(source) {\nconst view = {};\nlet value;\n${body.join('')}return view;\n};`,
+  ) as (kinds: ReadonlyArray<JsonKind<never>>) => (source: Source) => View;
+  return makeView(entries.map(({ kind }) => kind));
+}
+
+/**
+ * Node's rendering of a row of a resource's columns in PostgreSQL's text, written for that
+ * resource as compiledView is, for the same reason: a list renders it once per row.
+ */
+function compiledFromText(
+  entries: ReadonlyArray<{ label: string; at: number; kind: JsonKind<never>; optional: boolean }>,
+): (row: TextRow) => string {
+  const body = entries.map(({ label, at, optional }, index) => {
+    const missing = optional ? '' : `throw new Error(${JSON.stringify(`${label} has no value`)});`;
+    const first = JSON.stringify(`{${label}`);
+    const next = JSON.stringify(`,${label}`);
+    return (
+      `value = row[${at}];\n` +
+      `if (value === null) { ${missing} }\n` +
+      `else json += (json === '' ? ${first} : ${next}) + kinds[${index}].fromText(value);\n`
+    );
+  });
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- made from checked names only (see compiledView).
+  const makeFromText = new Function(
+    'kinds',
+    `return function fromText(row) {\nlet json = '';\nlet value;\n${body.join('')}return json === '' ? '{}' : json + '}';\n};`,
+  ) as (kinds: ReadonlyArray<JsonKind<never>>) => (row: TextRow) => string;
+  return makeFromText(entries.map(({ kind }) => kind));
 }
 
 const BACKSLASH = 0x5c;
