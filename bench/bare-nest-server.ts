@@ -16,7 +16,6 @@ import {
   Controller,
   type ExecutionContext,
   Get,
-  Header,
   HttpException,
   Injectable,
   Module,
@@ -36,7 +35,6 @@ import {
 } from './baseline-endpoints.js';
 
 const endpoints = await openEndpoints(process.env);
-const deprecation = endpoints.deprecationHeaders;
 
 /** The API's errors as Nest answers them: an HttpException's object is the body as it is. */
 function nestError(error: unknown): unknown {
@@ -76,10 +74,13 @@ class V1Controller {
   }
 
   @Get('pets/:petId')
-  @Header('Deprecation', deprecation.Deprecation)
-  @Header('Sunset', deprecation.Sunset)
-  @Header('Link', deprecation.Link)
-  async getPet(@Param('petId') petId: string): Promise<PetJson> {
+  async getPet(
+    @Param('petId') petId: string,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<PetJson> {
+    for (const [name, value] of endpoints.petDeprecationHeaders(petId)) {
+      response.setHeader(name, value);
+    }
     try {
       return await endpoints.getPet(petId);
     } catch (error) {

@@ -119,7 +119,7 @@ export async function openEndpoints(env: NodeJS.ProcessEnv) {
   const config = service.loadConfig(env);
   if (config.databaseUrl === undefined) throw new Error('DATABASE_URL is required');
   const { poolSize, connectTimeoutMs, statementTimeoutMs, streamTimeoutMs } = config.db;
-  const deprecationHeaders = service.deprecationHeaders(config);
+  const petDeprecationHeaders = service.petDeprecationHeaders(config);
 
   // The statement timeouts are the role's settings on this database (the migration sets them:
   // src/database/prepare-database.ts), as for the service.
@@ -331,7 +331,7 @@ export async function openEndpoints(env: NodeJS.ProcessEnv) {
   }
 
   return {
-    deprecationHeaders,
+    petDeprecationHeaders,
     authenticate,
     listCategories,
     createCategory,

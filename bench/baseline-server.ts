@@ -57,7 +57,7 @@ async function route(request: IncomingMessage, response: ServerResponse): Promis
   }
   const pet = PET_PATH.exec(path);
   if (pet) {
-    for (const [name, value] of Object.entries(endpoints.deprecationHeaders)) {
+    for (const [name, value] of endpoints.petDeprecationHeaders(pet[1])) {
       response.setHeader(name, value);
     }
   }

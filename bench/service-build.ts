@@ -55,10 +55,12 @@ export interface ServiceStatements {
   /** The service's own reading of the environment: the same variables, defaults and checks. */
   loadConfig: (env: Record<string, string | undefined>) => ServiceConfig;
   /**
-   * GET /pets/{id}'s headers. A method, so that its parameter may be the service's whole
-   * AppConfig, which is what loadConfig gives it.
+   * GET /v1/pets/{id}'s deprecation headers, by pet id. A method, so that its parameter may be
+   * the service's whole AppConfig, which is what loadConfig gives it.
    */
-  deprecationHeaders(config: ServiceConfig): Record<string, string>;
+  petDeprecationHeaders(
+    config: ServiceConfig,
+  ): (petId: unknown) => ReadonlyArray<readonly [string, string]>;
 }
 
 /** Where each name lives in dist/ (and in src/, as .ts). */
@@ -69,7 +71,7 @@ export const SERVICE_MODULES = {
   petStatements: 'pets/pet-statements.js',
   ORDER_JSON: 'store/order-json.js',
   loadConfig: 'config/app-config.js',
-  deprecationHeaders: 'pets/pets-deprecation.js',
+  petDeprecationHeaders: 'pets/pets-deprecation.js',
 } as const;
 
 type Kind = 'number' | 'object' | 'function';
@@ -113,6 +115,6 @@ export async function loadStatements(dist: string): Promise<ServiceStatements> {
     petStatements: 'object',
     ORDER_JSON: 'object',
     loadConfig: 'function',
-    deprecationHeaders: 'function',
+    petDeprecationHeaders: 'function',
   });
 }

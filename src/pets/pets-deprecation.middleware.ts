@@ -1,9 +1,8 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
-import { isInt64Id } from '../common/http/int64-id.pipe.js';
 import type { AppConfig } from '../config/app-config.js';
 import { InjectConfig } from '../config/app-config.provider.js';
-import { deprecationHeaders, successorBase } from './pets-deprecation.js';
+import { petDeprecationHeaders } from './pets-deprecation.js';
 
 /**
  * Middleware rather than an interceptor: it runs before the guard, so 401 and 400 answers of
@@ -13,25 +12,15 @@ import { deprecationHeaders, successorBase } from './pets-deprecation.js';
  */
 @Injectable()
 export class PetsDeprecationMiddleware implements NestMiddleware {
-  private readonly headers: Record<string, string>;
-  private readonly deprecationLink: string;
-  private readonly successorBase: string;
+  private readonly headersFor: ReturnType<typeof petDeprecationHeaders>;
 
   constructor(@InjectConfig() config: AppConfig) {
-    this.headers = deprecationHeaders(config);
-    this.deprecationLink = this.headers.Link;
-    this.successorBase = successorBase(config);
+    this.headersFor = petDeprecationHeaders(config);
   }
 
   use(request: Request, response: Response, next: NextFunction): void {
-    response.set(this.headers);
     const petId = (request.params as Record<string, unknown> | undefined)?.petId;
-    if (isInt64Id(petId)) {
-      response.set(
-        'Link',
-        `${this.deprecationLink}, <${this.successorBase}${petId}>; rel="successor-version"`,
-      );
-    }
+    for (const [name, value] of this.headersFor(petId)) response.setHeader(name, value);
     next();
   }
 }
