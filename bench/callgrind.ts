@@ -14,6 +14,14 @@ import type { LoadResult } from './load.js';
 export interface InstructionCount {
   main: number;
   all: number;
+  /**
+   * Of main, what V8's garbage collector ran there. Under valgrind it is not what production
+   * pays: the process runs some 50 times slower and valgrind runs one thread at a time, so
+   * objects whose life is counted in time (not in requests) outlive young collections and are
+   * promoted, and this share moves by tens of thousands of instructions a request between two
+   * processes of the same build (docs/performance.md, "The collector under valgrind").
+   */
+  mainCollector: number;
 }
 
 export function requireValgrind(bench: string): void {
@@ -46,12 +54,29 @@ export function callgrindLauncher(dumps: string, node: string): Required<Launche
   };
 }
 
-/** The instructions callgrind counted in one dump file (callgrind_annotate's total). */
-function instructionsIn(file: string): number {
-  const text = execFileSync('callgrind_annotate', [file], { maxBuffer: 1 << 28 }).toString();
+/** V8's garbage collector, by the names of its C++ functions in Node's binary. */
+const COLLECTOR =
+  /v8::internal::(Scavenger|ScavengeVisitor|IterateAndScavenge|MarkCompact|MinorMarkSweep|Sweeper|ConcurrentMarking|MarkingVisitor|MarkingBarrier|GCTracer|Evacuat|Heap::(CollectGarbage|PerformGarbageCollection|Scavenge|MarkCompact|GarbageCollection))|heap::base::|<v8::internal::(IterateAndScavengePromotedObjectsVisitor|ScavengeVisitor)>/;
+
+/**
+ * The instructions callgrind counted in one dump file (callgrind_annotate's total), and those of
+ * them in the garbage collector's functions.
+ */
+function instructionsIn(file: string): { total: number; collector: number } {
+  const text = execFileSync('callgrind_annotate', ['--threshold=100', file], {
+    maxBuffer: 1 << 28,
+  }).toString();
+  const count = (digits: string) => Number(digits.replace(/,/g, ''));
   // A thread that ran nothing while counting has no total.
-  const total = /^([\d,]+) \(100\.0%\)\s+PROGRAM TOTALS/m.exec(text)?.[1] ?? '0';
-  return Number(total.replace(/,/g, ''));
+  const total = count(/^([\d,]+) \(100\.0%\)\s+PROGRAM TOTALS/m.exec(text)?.[1] ?? '0');
+  let collector = 0;
+  for (const line of text.split('\n')) {
+    const match = /^\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)$/.exec(line);
+    if (match && !match[2].startsWith('PROGRAM TOTALS') && COLLECTOR.test(match[2])) {
+      collector += count(match[1]);
+    }
+  }
+  return { total, collector };
 }
 
 function control(pid: number, command: string[]): void {
@@ -91,12 +116,16 @@ export class CallgrindDumps {
     );
     let main = 0;
     let all = 0;
+    let mainCollector = 0;
     for (const file of files) {
       this.read.add(file);
-      const instructions = instructionsIn(join(this.folder, file));
-      all += instructions;
-      if (file.endsWith('-01')) main += instructions;
+      const { total, collector } = instructionsIn(join(this.folder, file));
+      all += total;
+      if (file.endsWith('-01')) {
+        main += total;
+        mainCollector += collector;
+      }
     }
-    return { main: main / requests, all: all / requests };
+    return { main: main / requests, all: all / requests, mainCollector: mainCollector / requests };
   }
 }

@@ -69,7 +69,8 @@ async function main(): Promise<void> {
           );
           counts[g][p] = count;
           process.stderr.write(
-            `${contender.name}, ${get.title}: ${(count.main / 1000).toFixed(0)}k\n`,
+            `${contender.name}, ${get.title}: ${(count.main / 1000).toFixed(0)}k ` +
+              `(${(count.mainCollector / 1000).toFixed(0)}k in the collector)\n`,
           );
         }
       } finally {
@@ -86,7 +87,9 @@ async function main(): Promise<void> {
       `The processes of bench:pieces (production settings; bench/contenders.ts) under valgrind's ` +
         `callgrind; PostgreSQL ${db.version} (${db.server}). Per process and GET, ${WARM_UP} ` +
         `requests to warm up, then ${REQUESTS} counted, at ${CONNECTIONS} connections. Main ` +
-        `thread: the JavaScript, the event loop, what the collector does there; all threads adds ` +
+        `thread: the JavaScript, the event loop, what the collector does there; less the ` +
+        `collector: without V8's garbage collection functions, whose share under valgrind is not ` +
+        `production's and moves between processes (docs/performance.md); all threads adds ` +
         `V8's compilers and the collector's helpers (these vary with what V8 chose to compile).`,
       '',
     ];
@@ -95,15 +98,18 @@ async function main(): Promise<void> {
       lines.push(
         `## ${get.title}`,
         '',
-        '| process | instructions per request, main thread | ÷ bare Nest | all threads |',
-        '| --- | --: | --: | --: |',
+        '| process | instructions per request, main thread | ÷ bare Nest | main thread less the collector | ÷ bare Nest | all threads |',
+        '| --- | --: | --: | --: | --: | --: |',
       );
       for (const [p, contender] of processes.entries()) {
         const count = counts[g][p];
-        const nest = counts[g][bareNest]?.main;
+        const nest = counts[g][bareNest];
+        const ratio = (of: (count: InstructionCount) => number) =>
+          count && nest ? (of(count) / of(nest)).toFixed(2) : '—';
+        const mutator = (count: InstructionCount) => count.main - count.mainCollector;
         lines.push(
-          `| ${contender.name} | ${thousands(count?.main)} | ` +
-            `${count && nest ? (count.main / nest).toFixed(2) : '—'} | ${thousands(count?.all)} |`,
+          `| ${contender.name} | ${thousands(count?.main)} | ${ratio((c) => c.main)} | ` +
+            `${thousands(count && mutator(count))} | ${ratio(mutator)} | ${thousands(count?.all)} |`,
         );
       }
       lines.push('');
