@@ -49,8 +49,8 @@ export interface CategoryJson {
 export interface PetJson {
   id: number;
   name: string;
-  status: string;
   category?: { id: number; name: string };
+  status: string;
 }
 
 interface CategoryRow {
@@ -213,11 +213,15 @@ export async function openEndpoints(env: NodeJS.ProcessEnv) {
     const { rows } = await pool.query<PetRow>(find.sql, [...find.params]);
     const row = rows[0];
     if (!row) throw new HttpError(404, 'PET_NOT_FOUND', `Pet ${id} does not exist.`);
-    const pet: PetJson = { id: Number(row.id), name: row.name, status: row.status };
-    if (row.categoryId !== null) {
-      pet.category = { id: Number(row.categoryId), name: row.categoryName ?? '' };
-    }
-    return pet;
+    // The keys in the schema's order, as the service writes them: category before status.
+    return row.categoryId === null
+      ? { id: Number(row.id), name: row.name, status: row.status }
+      : {
+          id: Number(row.id),
+          name: row.name,
+          category: { id: Number(row.categoryId), name: row.categoryName ?? '' },
+          status: row.status,
+        };
   }
 
   // ---------------------------------------------------------------------------------------
