@@ -1,9 +1,10 @@
 /**
  * npm run bench:tracing — what tracing costs a read (docs/performance.md, Tracing). The built
  * service, with production settings (service.ts: the image's NODE_OPTIONS and tracing preload,
- * the limiter on, request logs at info), answers `GET /v2/store/orders/{orderId}` in four
- * processes: without the preload (the build as it was before tracing), tracing off, on at 100 %
- * and on at 10 % (parentbased_traceidratio 0.1). The traced ones export over OTLP/HTTP to a
+ * the limiter on, request logs at info), answers `GET /v2/store/orders/{orderId}` in six
+ * processes: without the preload (the build as it was before tracing), tracing off, on at 100 %,
+ * on at 10 % (parentbased_traceidratio 0.1), and on at 0 % by always_off and by the ratio
+ * sampler (what the 10 % mode's unsampled requests cost). The traced ones export over OTLP/HTTP to a
  * receiver on loopback that reads and discards every batch, so the export is counted. The
  * processes take turns, a fixed number of requests each, several rounds; the report gives the
  * median server CPU time per request (from /proc: the machine may be busy, and CPU time is what
@@ -84,6 +85,16 @@ async function main(): Promise<void> {
     },
     // What being on costs a request the sampler drops.
     { name: 'on, 0 %', env: { ...traced, OTEL_TRACES_SAMPLER: 'always_off' } },
+    // The same, dropped by the ratio sampler the 10 % mode uses: the 10 % mode's other nine
+    // requests in ten.
+    {
+      name: 'on, 0 % by ratio',
+      env: {
+        ...traced,
+        OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+        OTEL_TRACES_SAMPLER_ARG: '0',
+      },
+    },
   ];
   const profiles = process.env.BENCH_CPU_PROF?.trim();
   if (CALLGRIND) requireValgrind('bench:tracing with BENCH_CALLGRIND=1');
@@ -155,15 +166,19 @@ async function main(): Promise<void> {
         `${read}, built service, production settings, under valgrind's callgrind; ` +
           `PostgreSQL ${db.version} (${db.server}). ${exported()} Each mode in turn: ${WARM_UP} ` +
           `requests to warm up, then ${REQUESTS} counted, ${CONNECTIONS} connections. Main thread: ` +
-          `the JavaScript, the event loop, what the collector does there; all threads adds V8's ` +
-          `compilers and the collector's helpers.`,
+          `the JavaScript, the event loop, what the collector does there; less the collector: ` +
+          `without V8's garbage collection functions, whose share under valgrind is not ` +
+          `production's (docs/performance.md, "The collector under valgrind"); all threads adds ` +
+          `V8's compilers and the collector's helpers.`,
         '',
-        '| mode | instructions per request, main thread | ratio to tracing off | all threads | ratio to tracing off |',
-        '| --- | --: | --: | --: | --: |',
+        '| mode | instructions per request, main thread | ratio to tracing off | less the collector | ratio to tracing off | all threads | ratio to tracing off |',
+        '| --- | --: | --: | --: | --: | --: | --: |',
         ...modes.map((mode, index) => {
           const count = counts[index];
+          const mutator = (of: InstructionCount) => of.main - of.mainCollector;
           return (
             `| ${mode.name} | ${(count.main / 1000).toFixed(0)}k | ${(count.main / off.main).toFixed(3)} | ` +
+            `${(mutator(count) / 1000).toFixed(0)}k | ${(mutator(count) / mutator(off)).toFixed(3)} | ` +
             `${(count.all / 1000).toFixed(0)}k | ${(count.all / off.all).toFixed(3)} |`
           );
         }),
