@@ -20,6 +20,7 @@ import {
   parseTextArray,
   resourceJson,
   text,
+  type ResourceJson,
   type RowJson,
 } from './resource-json.js';
 
@@ -122,10 +123,23 @@ function fromCopy(json: Pick<RowJson, 'fromCopy'>, row: TextRow): string {
   return Buffer.concat(out.take()).toString('utf8');
 }
 
-/** What a property test asserts of each resource: the row's text and bytes, the same JSON. */
-function expectRenderings(json: RowJson, row: TextRow, expected: string): void {
+/**
+ * What a property test asserts of each resource: the row's text and bytes, the same JSON, with
+ * the generated code and without it (where Node refuses code generation).
+ */
+function expectRenderings(
+  json: RowJson & Pick<ResourceJson<never, unknown>, 'interpreted'>,
+  row: TextRow,
+  expected: string,
+): void {
   expect(json.fromText(row)).toBe(expected);
+  expect(json.interpreted.fromText(row)).toBe(expected);
   expect(fromCopy(json, row)).toBe(expected);
+}
+
+/** The object an answer serialises, with the generated code and without it: the same JSON. */
+function expectSameViews<Source>(json: ResourceJson<Source, unknown>, source: Source): void {
+  expect(JSON.stringify(json.interpreted.view(source))).toBe(JSON.stringify(json.view(source)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -189,6 +203,7 @@ describe('resource JSON', () => {
             textRow(value, shipText),
             JSON.stringify(OrderDto.from(value)),
           );
+          expectSameViews(ORDER_JSON, value);
         }),
         { numRuns: 1000 },
       );
@@ -251,6 +266,7 @@ describe('resource JSON', () => {
         fc.property(category, (value) => {
           const row: TextRow = [String(value.id), value.name, value.description];
           expectRenderings(CATEGORY_JSON, row, JSON.stringify(CategoryDto.from(value)));
+          expectSameViews(CATEGORY_JSON, value);
         }),
         { numRuns: 1000 },
       );
@@ -307,6 +323,7 @@ describe('resource JSON', () => {
             value.disabledReason,
           ];
           expectRenderings(WEBHOOK_JSON, row, JSON.stringify(WebhookDto.from(value)));
+          expectSameViews(WEBHOOK_JSON, value);
         }),
         { numRuns: 1000 },
       );
@@ -366,6 +383,7 @@ describe('resource JSON', () => {
             row,
             JSON.stringify(WebhookDeliveryDto.from(value)),
           );
+          expectSameViews(WEBHOOK_DELIVERY_JSON, value);
         }),
         { numRuns: 1000 },
       );
@@ -395,6 +413,10 @@ describe('resource JSON', () => {
       expect(() => thing.fromText(['1', null])).toThrow(/"label": has no value/);
       expect(() => fromCopy(thing, ['1', null])).toThrow(/"label": has no value/);
       expect(() => thing.view({ id: 1, name: null as unknown as string })).toThrow(
+        /label has no value/,
+      );
+      expect(() => thing.interpreted.fromText(['1', null])).toThrow(/"label": has no value/);
+      expect(() => thing.interpreted.view({ id: 1, name: null as unknown as string })).toThrow(
         /label has no value/,
       );
     });

@@ -205,6 +205,12 @@ export interface ResourceJson<Source, View> {
   /** Node's rendering of a row of columns() in PostgreSQL's text: sql()'s exact text. */
   fromText: (row: TextRow) => string;
   /**
+   * view and fromText as one loop over the fields, without generated code: what runs where
+   * Node refuses to compile code from strings (`--disallow-code-generation-from-strings`, a
+   * hardening some deployments set). The same text; the unit tests hold both to the DTO.
+   */
+  interpreted: Pick<ResourceJson<Source, View>, 'view' | 'fromText'>;
+  /**
    * fromText's JSON, as bytes into `out`, of the row src[start, end) of columns() in COPY's
    * text format (without its newline).
    */
@@ -280,13 +286,44 @@ export function resourceJson<Source, View>(
       .map(({ key, from, kind }) => `'${key}', ${kind.sql(`${row}.${quoted(from)}`)}`)
       .join(', ')}))`;
 
+  const interpreted = {
+    view: (source: Source): View => {
+      const view: Record<string, JsonValue> = {};
+      for (const { key, from, kind, optional } of entries) {
+        const value = source[from];
+        if (value === null || value === undefined) {
+          if (optional) continue;
+          throw new Error(`${key} has no value`);
+        }
+        view[key] = kind.fromValue(value);
+      }
+      return view as View;
+    },
+
+    fromText: (row: TextRow): string => {
+      let json = '';
+      for (const { label, at, kind, optional } of entries) {
+        const value = row[at];
+        if (value === null) {
+          if (optional) continue;
+          throw new Error(`${label} has no value`);
+        }
+        json += `${json === '' ? '{' : ','}${label}${kind.fromText(value)}`;
+      }
+      return json === '' ? '{}' : `${json}}`;
+    },
+  };
+
   return {
     // Statements are built per request from a few names: each text is made once.
     columns: memoized(selectList),
     sql: memoized(jsonOf),
 
-    view: compiledView<Source, View>(entries),
-    fromText: compiledFromText(entries),
+    ...(generatedOrNot(() => ({
+      view: compiledView<Source, View>(entries),
+      fromText: compiledFromText(entries),
+    })) ?? interpreted),
+    interpreted,
 
     fromCopy: (src, start, end, out) => {
       let column = 0;
@@ -319,6 +356,16 @@ export function resourceJson<Source, View>(
       if (written === 0) out.byte(CLOSE_BRACE);
     },
   };
+}
+
+/** What `generate` makes, or undefined where Node refuses code generation from strings. */
+function generatedOrNot<Made>(generate: () => Made): Made | undefined {
+  try {
+    return generate();
+  } catch (error) {
+    if (error instanceof EvalError) return undefined;
+    throw error;
+  }
 }
 
 /**

@@ -79,4 +79,41 @@ describe('start-up output (real processes)', () => {
     const messages = logLines(second.stdout).map((line) => line.msg);
     expect(messages.filter((msg) => /started|listening on|EADDRINUSE/.test(msg))).toEqual([]);
   });
+
+  it('runs where Node refuses code generation from strings, and answers the same JSON', async () => {
+    // A hardening some deployments set: the resources' renderers then run without generated code.
+    const hardened = await startService({
+      DATABASE_URL: databaseUrl,
+      BOOTSTRAP_API_KEY: KEY,
+      NODE_OPTIONS: '--disallow-code-generation-from-strings',
+    });
+    try {
+      const headers = { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' };
+      const created = await fetch(`${hardened.url}/v1/categories`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          name: `hardened-${randomBytes(4).toString('hex')}`,
+          description: 'Made under the flag',
+        }),
+      });
+      expect(created.status).toBe(201);
+      const category = (await created.json()) as { id: number; name: string; description: string };
+      expect(category).toEqual({
+        id: expect.any(Number),
+        name: category.name,
+        description: 'Made under the flag',
+      });
+      const list = async (service: ServiceProcess) => {
+        const answer = await fetch(`${service.url}/v1/categories`, { headers });
+        expect(answer.status).toBe(200);
+        return answer.text();
+      };
+      const [withGeneratedCode, without] = [await list(first!), await list(hardened)];
+      expect(without).toBe(withGeneratedCode);
+      expect(without).toContain(`"description":"Made under the flag"`);
+    } finally {
+      await hardened.stop();
+    }
+  });
 });
