@@ -387,12 +387,10 @@ function compiledView<Source, View>(
       `else view[${JSON.stringify(key)}] = kinds[${index}].fromValue(value);\n`
     );
   });
-  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- made from checked names only (above).
-  const makeView = new Function(
-    'kinds',
-    `return function view(source) {\nconst view = {};\nlet value;\n${body.join('')}return view;\n};`,
-  ) as (kinds: ReadonlyArray<JsonKind<never>>) => (source: Source) => View;
-  return makeView(entries.map(({ kind }) => kind));
+  return generatedFunction<(source: Source) => View>(
+    entries,
+    `function view(source) {\nconst view = {};\nlet value;\n${body.join('')}return view;\n}`,
+  );
 }
 
 /**
@@ -412,12 +410,25 @@ function compiledFromText(
       `else json += (json === '' ? ${first} : ${next}) + kinds[${index}].fromText(value);\n`
     );
   });
-  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- made from checked names only (see compiledView).
-  const makeFromText = new Function(
-    'kinds',
-    `return function fromText(row) {\nlet json = '';\nlet value;\n${body.join('')}return json === '' ? '{}' : json + '}';\n};`,
-  ) as (kinds: ReadonlyArray<JsonKind<never>>) => (row: TextRow) => string;
-  return makeFromText(entries.map(({ kind }) => kind));
+  return generatedFunction<(row: TextRow) => string>(
+    entries,
+    `function fromText(row) {\nlet json = '';\nlet value;\n${body.join('')}return json === '' ? '{}' : json + '}';\n}`,
+  );
+}
+
+/**
+ * The function whose text is `source`, compiled with `kinds` (each entry's kind, in order) in
+ * scope. `source` is made by compiledView or compiledFromText from checked names only.
+ */
+function generatedFunction<Made>(
+  entries: ReadonlyArray<{ kind: JsonKind<never> }>,
+  source: string,
+): Made {
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- see above.
+  const make = new Function('kinds', `return ${source};`) as (
+    kinds: ReadonlyArray<JsonKind<never>>,
+  ) => Made;
+  return make(entries.map(({ kind }) => kind));
 }
 
 const BACKSLASH = 0x5c;

@@ -46,8 +46,8 @@ export function petDeprecationHeaders(
     !isInt64Id(petId)
       ? withoutSuccessor
       : [
-          ['Deprecation', Deprecation],
-          ['Sunset', Sunset],
+          withoutSuccessor[0],
+          withoutSuccessor[1],
           ['Link', `${Link}, <${base}${petId}>; rel="successor-version"`],
         ];
 }
