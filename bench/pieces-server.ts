@@ -80,17 +80,6 @@ async function main(): Promise<void> {
   }
   const primaryPool = (router: object): pg.Pool =>
     (router as unknown as { primaryPool(): pg.Pool }).primaryPool();
-  if (gone('TypeORM')) {
-    // The repositories' statements straight on TypeORM's pg pool, not through DataSource.query.
-    ReadRouter.prototype.query = async function (
-      this: object,
-      sql: string,
-      parameters: unknown[] = [],
-    ): Promise<unknown> {
-      const { rows } = await primaryPool(this).query<object>(sql, parameters);
-      return rows;
-    };
-  }
 
   // Metrics off is the service's own setting: no listener, nothing counted or sampled.
   if (gone('metrics')) delete process.env.METRICS_PORT;

@@ -6,7 +6,6 @@ export const PIECES = [
   'metrics',
   'rate limiter',
   'API key guard',
-  'TypeORM',
   'interceptors and pipes',
   'answer deadline',
   'connection tracking',

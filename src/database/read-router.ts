@@ -212,12 +212,16 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
     this.redis?.disconnect();
   }
 
-  /** Runs a read on a replica that has the caller's writes, else on the primary (Queryable). */
+  /**
+   * Runs a read on a replica that has the caller's writes, else on the primary (Queryable).
+   * On either, a read is one pooled query of pg: TypeORM's DataSource.query would add a query
+   * runner, its events and its result wrapping to every read, about a tenth of a one-row GET's
+   * cost (docs/performance.md). Writes and transactions stay with TypeORM.
+   */
   async query(sql: string, parameters: unknown[] = []): Promise<unknown> {
-    return this.run<unknown>(
-      async (pool): Promise<unknown> => (await pool.query<object>(sql, parameters)).rows,
-      () => this.primary.query(sql, parameters),
-    );
+    const read = async (pool: pg.Pool): Promise<unknown> =>
+      (await pool.query<object>(sql, parameters)).rows;
+    return this.run<unknown>(read, () => read(this.primaryPool()));
   }
 
   /**

@@ -4,7 +4,7 @@ export interface Statement {
   params: readonly unknown[];
 }
 
-/** What runs SQL through TypeORM: a DataSource, an EntityManager, a Repository. */
+/** What runs SQL: TypeORM (a DataSource, an EntityManager, a Repository) or the ReadRouter. */
 interface Queryable {
   query(sql: string, parameters?: unknown[]): Promise<unknown>;
 }
