@@ -1,10 +1,10 @@
 /**
  * The floor: a bare NestJS app on Express serving the GETs the bench loads (GET /v1/categories,
  * GET /v1/store/orders, GET /v1/pets/{id}) with the raw baseline's work for each
- * (baseline-endpoints.ts: the same bearer check, SQL and JSON), and Nest's own machinery
- * around it: routing, one guard (the bearer check), controllers, Nest's default exception
- * filter. Nothing else: no versioning, pipes, interceptors, logging, limiter, metrics or
- * Swagger. Its settings are the service's where they touch every answer: no body parser (no
+ * (baseline-endpoints.ts: the same bearer check, SQL, JSON and headers), and Nest's own
+ * machinery around it: routing, one guard (the bearer check and the key's count for the
+ * rate-limit headers), controllers, Nest's default exception filter. Nothing else: no
+ * versioning, pipes, interceptors, logging, metrics or Swagger. Its settings are the service's where they touch every answer: no body parser (no
  * GET has a body), no ETag, no X-Powered-By.
  *
  * service ÷ bare Nest is what the service adds to the framework; bare Nest ÷ raw is what the
@@ -46,7 +46,10 @@ class BearerGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const http = context.switchToHttp();
     try {
-      await endpoints.authenticate(http.getRequest<Request>().headers.authorization);
+      const keyHash = await endpoints.authenticate(
+        http.getRequest<Request>().headers.authorization,
+      );
+      endpoints.countRequest(keyHash, http.getResponse<Response>());
       return true;
     } catch (error) {
       if (error instanceof HttpError) http.getResponse<Response>().set(error.headers);
@@ -109,8 +112,10 @@ app.disable('x-powered-by');
 app.set('etag', false);
 app.use((request: Request, response: Response, next: NextFunction) => {
   response.setHeader('X-Request-Id', requestId(request));
+  endpoints.setSecurityHeaders(response);
   next();
 });
+app.getHttpServer().keepAliveTimeout = endpoints.keepAliveTimeoutMs;
 const port = Number(process.env.PORT ?? 3200);
 await app.listen(port);
 process.stdout.write(`bare Nest listening on ${port}\n`);

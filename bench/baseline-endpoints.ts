@@ -1,8 +1,10 @@
 /**
  * What the two bare servers of `npm run bench` do for each endpoint, on `pg` alone: the raw
  * baseline (baseline-server.ts, on `node:http`) and the bare Nest floor (bare-nest-server.ts).
- * The same bearer check, SQL and JSON as the service, and nothing else: no validation library,
- * no logging, no limiter. Each server only routes requests here and sends what comes back.
+ * The same bearer check, SQL and JSON as the service, and the same headers (the request id, the
+ * security headers, the rate-limit headers from one count per key, the deprecation headers),
+ * so each answer has the service's bytes; nothing else: no validation library, no logging, no
+ * metrics. Each server only routes requests here and sends what comes back.
  *
  * Environment (as the harness gives both): the service's DATABASE_URL (required) and DB_*
  * variables, read by the service's own configuration; BASELINE_AUTH_CACHE_MS (0: look the key up
@@ -146,7 +148,8 @@ export async function openEndpoints(env: NodeJS.ProcessEnv) {
 
   const authCache = new Map<string, number>();
 
-  async function authenticate(header: string | undefined): Promise<void> {
+  /** The valid key's hash, by which its requests are counted; else the 401. */
+  async function authenticate(header: string | undefined): Promise<string> {
     if (header === undefined || header.trim() === '') {
       throw new HttpError(
         401,
@@ -158,11 +161,11 @@ export async function openEndpoints(env: NodeJS.ProcessEnv) {
     const token = BEARER.exec(header)?.[1];
     if (token !== undefined && API_KEY_PATTERN.test(token)) {
       const hash = createHash('sha256').update(token, 'utf8').digest('hex');
-      if (authCacheMs > 0 && (authCache.get(hash) ?? 0) > Date.now()) return;
+      if (authCacheMs > 0 && (authCache.get(hash) ?? 0) > Date.now()) return hash;
       const { rows } = await pool.query<{ id: string; prefix: string }>(SQL.apiKey, [hash]);
       if (rows.length > 0) {
         if (authCacheMs > 0) authCache.set(hash, Date.now() + authCacheMs);
-        return;
+        return hash;
       }
     }
     throw new HttpError(
@@ -171,6 +174,33 @@ export async function openEndpoints(env: NodeJS.ProcessEnv) {
       'The API key is missing, malformed, unknown or revoked.',
       { 'WWW-Authenticate': `${REALM}, error="invalid_token"` },
     );
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // The headers of every answer: the service's security headers, from its build, and its
+  // limiter's. The bench's limit (RATE_LIMIT_PER_MINUTE, as the service is given it) is never
+  // reached, so a count per key in a fixed one-minute window, as src/rate-limit counts in
+  // memory, gives the same values; none with the limiter off (0).
+
+  function setSecurityHeaders(response: ServerResponse): void {
+    for (const [name, value] of service.API_SECURITY_HEADERS) response.setHeader(name, value);
+  }
+
+  const perKeyPerMinute = config.rateLimit.perKeyPerMinute;
+  const windows = new Map<string, { hits: number; endsAt: number }>();
+
+  function countRequest(keyHash: string, response: ServerResponse): void {
+    if (perKeyPerMinute === 0) return;
+    const now = Date.now();
+    let window = windows.get(keyHash);
+    if (window === undefined || window.endsAt <= now) {
+      window = { hits: 0, endsAt: now + 60_000 };
+      windows.set(keyHash, window);
+    }
+    window.hits += 1;
+    response.setHeader('X-RateLimit-Limit', perKeyPerMinute);
+    response.setHeader('X-RateLimit-Remaining', Math.max(0, perKeyPerMinute - window.hits));
+    response.setHeader('X-RateLimit-Reset', Math.ceil((window.endsAt - now) / 1000));
   }
 
   // ---------------------------------------------------------------------------------------
@@ -336,7 +366,11 @@ export async function openEndpoints(env: NodeJS.ProcessEnv) {
 
   return {
     petDeprecationHeaders,
+    /** The service's, so that an answer's Keep-Alive header is the service's too. */
+    keepAliveTimeoutMs: config.http.keepAliveTimeoutMs,
+    setSecurityHeaders,
     authenticate,
+    countRequest,
     listCategories,
     createCategory,
     getPet,

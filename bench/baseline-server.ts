@@ -46,6 +46,7 @@ const PET_PATH = /^\/v1\/pets\/([^/]+)$/;
 
 async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
   response.setHeader('X-Request-Id', requestId(request));
+  endpoints.setSecurityHeaders(response);
   const url = request.url ?? '/';
   const query = url.indexOf('?');
   const path = query === -1 ? url : url.slice(0, query);
@@ -70,7 +71,7 @@ async function route(request: IncomingMessage, response: ServerResponse): Promis
   if (!known) {
     throw new HttpError(404, 'NOT_FOUND', 'No such route.');
   }
-  await endpoints.authenticate(request.headers.authorization);
+  endpoints.countRequest(await endpoints.authenticate(request.headers.authorization), response);
   if (path === '/v1/categories') {
     return method === 'GET'
       ? sendJson(response, 200, await endpoints.listCategories())
@@ -90,6 +91,7 @@ const server = createServer((request, response) => {
   route(request, response).catch((error: unknown) => sendError(response, error));
 });
 
+server.keepAliveTimeout = endpoints.keepAliveTimeoutMs;
 const port = Number(process.env.PORT ?? 3100);
 server.listen(port, () => {
   process.stdout.write(`baseline listening on ${port}\n`);

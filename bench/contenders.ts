@@ -10,7 +10,7 @@ import { freePort, runNode, startServer, type ServerProcess } from './processes.
 import { growOrders, seedBase, type BaseData } from './seed.js';
 import { loadListSizes } from './service-build.js';
 import { productionNodeOptions } from './production-runtime.js';
-import { startProductionService } from './service.js';
+import { PRODUCTION_RATE_LIMIT_PER_MINUTE, startProductionService } from './service.js';
 
 /** Orders in the database of the small GETs: the order list's size. */
 export const SMALL_ORDERS = 100;
@@ -151,6 +151,8 @@ export function contenders(options: ContenderOptions, { pieces = true } = {}): C
           PORT: String(port),
           // The service keeps valid keys in memory (API_KEY_CACHE_TTL_MS): so do these.
           BASELINE_AUTH_CACHE_MS: '30000',
+          // Their answers carry the limiter's headers, with the service's limit.
+          RATE_LIMIT_PER_MINUTE: PRODUCTION_RATE_LIMIT_PER_MINUTE,
           BASELINE_LIST_SINGLE_ROWS: String(options.listSingleQueryRows),
           BASELINE_SERVICE_DIST: options.dist,
         },

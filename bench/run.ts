@@ -35,6 +35,7 @@ import {
 import { growOrders, pendingOrderIds, seedBase, type BaseData } from './seed.js';
 import { productionNodeOptions } from './production-runtime.js';
 import { loadListSizes } from './service-build.js';
+import { PRODUCTION_RATE_LIMIT_PER_MINUTE } from './service.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const BASELINE_SCRIPT = join(import.meta.dirname, 'baseline-server.js');
@@ -105,7 +106,7 @@ const settings = {
   smallOnly: args['small-only'],
   soakLimiter: args['soak-limiter'],
   /** Production settings: the limiter on at a high limit, request logs at info, to a file. */
-  rateLimitPerMinute: '1000000',
+  rateLimitPerMinute: PRODUCTION_RATE_LIMIT_PER_MINUTE,
   logLevel: 'info',
   pipelining: 1,
   dbPoolSize: process.env.DB_POOL_SIZE ?? '10',
@@ -343,6 +344,8 @@ async function startBare(ctx: Context, side: 'baseline' | 'bareNest'): Promise<S
       ...dbEnv(ctx),
       PORT: String(port),
       BASELINE_AUTH_CACHE_MS: String(ctx.baselineAuthCacheMs),
+      // Their answers carry the limiter's headers, with the service's limit.
+      RATE_LIMIT_PER_MINUTE: ctx.rateLimitPerMinute,
       BASELINE_LIST_SINGLE_ROWS: String(ctx.listStrategy.singleRows),
       BASELINE_SERVICE_DIST: join(ctx.app, 'dist'),
     }),
@@ -405,7 +408,25 @@ async function serviceCachesKeys(ctx: Context, service: ServerProcess): Promise<
 }
 
 /** The answers' headers the bare servers must send as the service does. */
-const COMPARED_HEADERS = ['content-type', 'deprecation', 'sunset', 'link'];
+const COMPARED_HEADERS = [
+  'content-type',
+  'deprecation',
+  'sunset',
+  'link',
+  'content-security-policy',
+  'cross-origin-opener-policy',
+  'cross-origin-resource-policy',
+  'origin-agent-cluster',
+  'referrer-policy',
+  'strict-transport-security',
+  'x-content-type-options',
+  'x-dns-prefetch-control',
+  'x-download-options',
+  'x-frame-options',
+  'x-permitted-cross-domain-policies',
+  'x-xss-protection',
+  'x-ratelimit-limit',
+];
 
 /**
  * Same JSON and the same headers above from every server, or the comparison means little: a
@@ -891,7 +912,7 @@ async function main(): Promise<number> {
           log(`WARNING: ${warnings[warnings.length - 1]}`);
         } else {
           log(
-            "check: the raw baseline and bare Nest give the service's bodies, byte for byte, and its Content-Type and deprecation headers to GET categories, orders and pet",
+            "check: the raw baseline and bare Nest give the service's bodies, byte for byte, and its Content-Type, security, rate-limit and deprecation headers to GET categories, orders and pet",
           );
         }
       }
@@ -1126,14 +1147,14 @@ function renderMarkdown(
     '## How to read it',
     '',
     '- **Service / Bare Nest / Raw**: requests per second (autocannon, pipelining 1, over loopback) for the load rows; the median time to the last byte of the whole list for the list rows (fresh processes, one warm-up fetch, then 5 fetches for 100 000 orders and 3 for 1 000 000, one at a time). Bare Nest runs the GETs of the load rows only.',
-    '- **Svc÷Raw, Nest÷Raw, Svc÷Nest**: the ratios of those. Higher is better for req/s, lower is better for time. Nest÷Raw is what the framework costs (routing, a guard, controllers, Express); Svc÷Nest what the service adds to it (logging, limiter, metrics, validation, TypeORM, the security headers…).',
+    '- **Svc÷Raw, Nest÷Raw, Svc÷Nest**: the ratios of those. Higher is better for req/s, lower is better for time. Nest÷Raw is what the framework costs (routing, a guard, controllers, Express); Svc÷Nest what the service adds to it (logging, limiter, metrics, validation, the security headers…).',
     '- **Peak RSS**: VmHWM of each process after the list fetches.',
     "- **Server CPU/req**: user + system CPU time of the server's process (/proc/<pid>/stat) over the measured run, per answered request (µs) or per timed fetch (ms); it depends far less on what else runs on the machine than req/s or latency do. PostgreSQL's own CPU is not in it. **CPU svc÷raw · nest÷raw · svc÷nest**: its ratios (lower is cheaper).",
     "- **PostgreSQL CPU/req**: user + system CPU time of PostgreSQL's backend processes connected to the benchmark database (/proc/<pid>/stat; only one server is under load at a time), per answered request or per timed fetch: what the one tier that does not scale out pays for each server's SQL. '—' when PostgreSQL runs on another machine.",
     "- **Err/TO/bad**: connection errors / timeouts / answers with another status than the expected one (200, 201 for POST, 204 for DELETE) in the measured run; for list rows, failed fetches (an error, a non-200 or a wrong array length, or a raw list that is not the service's byte for byte: each side's warm-up fetch is hashed).",
     `- **Targets** (✓ met, ✗ missed, ? not measurable): *req/s* — GET throughput ≥ ${TARGETS.getThroughputRatio} × the baseline's on Node 24 (≥ ${TARGETS.getThroughputRatioOtherNode} × on other runtimes); *p99* — p99 ≤ ${TARGETS.p99Ratio} × the baseline's (every load row, Node 24); *CPU* — the server's CPU per GET ≤ ${TARGETS.getCpuRatio} × the baseline's (Node 24); at 1 000 000 orders, *PostgreSQL CPU* — ≤ ${TARGETS.bigListPostgresCpuRatio} × what the baseline's SQL costs it; at 1 000 000 orders, *time* — time to the last byte ≤ ${TARGETS.bigListTimeRatio} × the baseline's, *RSS* — the service's peak RSS < ${TARGETS.bigListPeakRssMb} MB, *ΔRSS* — and at most ${TARGETS.bigListRssGrowthMb} MB above its peak in the 100 000-order run; *no errors* — no connection error, timeout, unexpected status or wrong array length, warm-up included (the only thing that makes \`npm run bench\` exit non-zero).`,
     `- **Raw** (bench/baseline-server.ts): node:http + pg, same routes, same bearer check (${authMode}), same SQL (the service's statement builders, the writes' webhook events included, and the list's size limit, from the service's own build: bench/service-build.ts), same JSON; ${listDescription}, written as it arrives, with backpressure. Same pool size and timeouts as the service.`,
-    `- **Bare Nest** (bench/bare-nest-server.ts): NestJS on Express, the raw baseline's work for each GET (bench/baseline-endpoints.ts) in controllers behind one guard (the same bearer check); no body parser, ETag or X-Powered-By, as the service.`,
+    `- **Bare Nest** (bench/bare-nest-server.ts): NestJS on Express, the raw baseline's work for each GET (bench/baseline-endpoints.ts) in controllers behind one guard (the same bearer check), with the service's headers (request id, security, rate-limit, deprecation); no body parser, ETag or X-Powered-By, as the service.`,
     ...notes,
     '',
   ].join('\n');

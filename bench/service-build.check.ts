@@ -10,6 +10,7 @@ import type * as petStatements from '../src/pets/pet-statements.js';
 import type * as orderRepository from '../src/store/order.repository.js';
 import type * as orderStatements from '../src/store/order-statements.js';
 import type * as petsDeprecation from '../src/pets/pets-deprecation.js';
+import type * as securityHeaders from '../src/common/http/security-headers.js';
 import type { SERVICE_MODULES, ServiceListSizes, ServiceStatements } from './service-build.js';
 
 interface Modules {
@@ -20,6 +21,7 @@ interface Modules {
   'store/order-statements.js': typeof orderStatements;
   'pets/pet-statements.js': typeof petStatements;
   'pets/pets-deprecation.js': typeof petsDeprecation;
+  'common/http/security-headers.js': typeof securityHeaders;
 }
 type ModuleOf<Name extends keyof typeof SERVICE_MODULES> = Modules[(typeof SERVICE_MODULES)[Name]];
 

@@ -24,6 +24,8 @@ export interface ServiceConfig {
     statementTimeoutMs: number;
     streamTimeoutMs: number;
   };
+  rateLimit: { perKeyPerMinute: number };
+  http: { keepAliveTimeoutMs: number };
   changelogUrl: string;
   petsDeprecatedAt: Date;
   petsSunsetAt: Date;
@@ -50,6 +52,8 @@ export interface ServiceStatements {
     insertUnlessNameTaken(name: string, description: string | null): Statement;
   };
   petStatements: { findByIdWithCategory(id: string): Statement };
+  /** The security headers of every API answer, in the order the service sets them. */
+  API_SECURITY_HEADERS: ReadonlyArray<readonly [string, string]>;
   /** An order's JSON; the raw baseline checks its own renderers against fromText at start-up. */
   ORDER_JSON: { fromText(row: Array<string | null>): string };
   /** The service's own reading of the environment: the same variables, defaults and checks. */
@@ -72,6 +76,7 @@ export const SERVICE_MODULES = {
   ORDER_JSON: 'store/order-json.js',
   loadConfig: 'config/app-config.js',
   petDeprecationHeaders: 'pets/pets-deprecation.js',
+  API_SECURITY_HEADERS: 'common/http/security-headers.js',
 } as const;
 
 type Kind = 'number' | 'object' | 'function';
@@ -116,5 +121,6 @@ export async function loadStatements(dist: string): Promise<ServiceStatements> {
     ORDER_JSON: 'object',
     loadConfig: 'function',
     petDeprecationHeaders: 'function',
+    API_SECURITY_HEADERS: 'object',
   });
 }
