@@ -4,8 +4,9 @@
  * (baseline-endpoints.ts: the same bearer check, SQL, JSON and headers), and Nest's own
  * machinery around it: routing, one guard (the bearer check and the key's count for the
  * rate-limit headers), controllers, Nest's default exception filter. Nothing else: no
- * versioning, pipes, interceptors, logging, metrics or Swagger. Its settings are the service's where they touch every answer: no body parser (no
- * GET has a body), no ETag, no X-Powered-By.
+ * versioning, pipes, interceptors, logging, metrics or Swagger. Its settings are the
+ * service's where they touch every answer: no body parser (no GET has a body), no ETag, no
+ * X-Powered-By, the same Keep-Alive timeout.
  *
  * service ÷ bare Nest is what the service adds to the framework; bare Nest ÷ raw is what the
  * framework costs. Environment: see baseline-endpoints.ts, and PORT.

@@ -1,9 +1,9 @@
 /**
  * The raw baseline, the practical limit: the benchmarked endpoints on bare `node:http` + `pg`
- * (baseline-endpoints.ts: the same bearer check, SQL and JSON as the service, and nothing
- * else), routed by hand. `npm run bench` runs it in its own process beside the service and
- * reports the service's numbers as a ratio of these. Environment: see baseline-endpoints.ts,
- * and PORT.
+ * (baseline-endpoints.ts: the same bearer check, SQL, JSON and headers as the service, and
+ * nothing else), routed by hand. `npm run bench` runs it in its own process beside the service
+ * and reports the service's numbers as a ratio of these. Environment: see
+ * baseline-endpoints.ts, and PORT.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import {
