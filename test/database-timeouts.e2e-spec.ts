@@ -1,6 +1,8 @@
+import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../src/config/app-config.js';
 import { pooledTimeoutsMismatch, prepareDatabase } from '../src/database/prepare-database.js';
+import { clientWithResponseDeadline } from '../src/database/response-deadline.js';
 import { insertOrder, insertPet, orderStatus } from './support/factories.js';
 import { expectErrorResponse } from './support/http-assertions.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
@@ -102,6 +104,73 @@ describe('database timeouts without startup parameters (e2e)', () => {
     await expect(prepareDatabase(t.databaseUrl, db, false)).resolves.toEqual({
       applied: [],
       timeoutsChanged: true,
+    });
+  });
+
+  describe('the answer deadline (DB_CONNECT_TIMEOUT_MS + DB_STATEMENT_TIMEOUT_MS)', () => {
+    // Shorter than the role's statement timeout (1 s here), so the deadline ends the wait first:
+    // as it does for a statement no server runs (PgBouncer queueing it while PostgreSQL is down).
+    const deadlineMs = 300;
+    let pool: pg.Pool;
+
+    beforeAll(() => {
+      pool = new pg.Pool({
+        connectionString: t.databaseUrl,
+        max: 1,
+        Client: clientWithResponseDeadline(deadlineMs),
+      });
+    });
+    afterAll(() => pool.end());
+
+    async function failureOf(statement: () => Promise<unknown>): Promise<[Error, number]> {
+      const started = Date.now();
+      const error = await statement().then(
+        () => new Error('answered'),
+        (reason: unknown) => reason as Error,
+      );
+      return [error, Date.now() - started];
+    }
+
+    it.each([
+      [
+        'the pool (callback form, as the repositories read)',
+        () => pool.query('SELECT pg_sleep(3)'),
+      ],
+      [
+        'a client of the pool (promise form, as TypeORM runs statements)',
+        async () => {
+          const client = await pool.connect();
+          try {
+            return await client.query('SELECT pg_sleep(3)');
+          } finally {
+            client.release(true);
+          }
+        },
+      ],
+    ])('ends a statement unanswered past the deadline, through %s', async (_how, statement) => {
+      const [error, elapsedMs] = await failureOf(statement);
+      expect(error.message).toMatch(/Connection terminated/);
+      expect(elapsedMs).toBeGreaterThanOrEqual(deadlineMs - 20);
+      expect(elapsedMs).toBeLessThan(900);
+      // The connection is dropped, not handed out again; the next statement gets a new one.
+      await expect(pool.query('SELECT 1 AS one')).resolves.toMatchObject({ rows: [{ one: 1 }] });
+    });
+
+    it('leaves a statement answered in time alone, in both forms', async () => {
+      await expect(pool.query('SELECT pg_sleep(0.05), 2 AS two')).resolves.toMatchObject({
+        rows: [{ two: 2 }],
+      });
+      const client = await pool.connect();
+      try {
+        await expect(client.query('SELECT 3 AS three')).resolves.toMatchObject({
+          rows: [{ three: 3 }],
+        });
+      } finally {
+        client.release();
+      }
+      // No deadline left behind: a later wait past it ends nothing.
+      await new Promise((resolve) => setTimeout(resolve, deadlineMs + 100));
+      expect(pool.totalCount).toBe(1);
     });
   });
 });
