@@ -219,9 +219,9 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
    * cost (docs/performance.md). Writes and transactions stay with TypeORM.
    */
   async query(sql: string, parameters: unknown[] = []): Promise<unknown> {
-    const read = async (pool: pg.Pool): Promise<unknown> =>
-      (await pool.query<object>(sql, parameters)).rows;
-    return this.run<unknown>(read, () => read(this.primaryPool()));
+    return this.run(
+      async (pool): Promise<unknown> => (await pool.query<object>(sql, parameters)).rows,
+    );
   }
 
   /**
@@ -229,7 +229,7 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
    * replica that fails to open it sends it to the primary. Once open, it stays where it is.
    */
   async open<T>(on: (pool: pg.Pool) => Promise<T>): Promise<T> {
-    return this.run(on, () => on(this.primaryPool()));
+    return this.run(on);
   }
 
   /**
@@ -324,15 +324,13 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
     if (this.floor !== undefined && this.floor < position) this.floor = position;
   }
 
-  private async run<T>(
-    onReplica: (pool: pg.Pool) => Promise<T>,
-    onPrimary: () => Promise<T>,
-  ): Promise<T> {
+  /** `on` the chosen replica's pool, else (none, or it failed there) on the primary's. */
+  private async run<T>(on: (pool: pg.Pool) => Promise<T>): Promise<T> {
     // No replica to choose from: straight to the primary, without choose()'s await.
     const replica = this.enabled ? await this.choose() : undefined;
     if (replica) {
       try {
-        const result = await onReplica(replica.pool);
+        const result = await on(replica.pool);
         this.reads?.inc({ target: 'replica', replica: replica.name });
         return result;
       } catch (error) {
@@ -345,7 +343,7 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
         );
       }
     }
-    const result = await onPrimary();
+    const result = await on(this.primaryPool());
     this.primaryReads?.inc();
     return result;
   }

@@ -18,36 +18,36 @@ type Query = pg.Client['query'];
  */
 export function clientWithResponseDeadline(deadlineMs: number): typeof pg.Client {
   const logger = new Logger('Database');
+  const dropUnanswered = (client: pg.Client): void => {
+    logger.warn(
+      `no answer from the database within ${deadlineMs} ms (DB_CONNECT_TIMEOUT_MS + ` +
+        'DB_STATEMENT_TIMEOUT_MS): the connection is dropped',
+    );
+    // With a statement under way, end() destroys the socket at once.
+    client.end().catch(() => undefined);
+  };
   class ResponseDeadlineClient extends pg.Client {}
   const query = function (this: pg.Client, ...args: unknown[]): unknown {
     const [first] = args;
     const submittable = typeof first === 'object' && first !== null && 'submit' in first;
-    // eslint-disable-next-line @typescript-eslint/unbound-method -- applied to this client
-    const run = (): unknown => Reflect.apply(pg.Client.prototype.query, this, args);
-    if (submittable) return run();
-    const startDeadline = (): NodeJS.Timeout =>
-      setTimeout(() => {
-        logger.warn(
-          `no answer from the database within ${deadlineMs} ms (DB_CONNECT_TIMEOUT_MS + ` +
-            'DB_STATEMENT_TIMEOUT_MS): the connection is dropped',
-        );
-        // With a statement under way, end() destroys the socket at once.
-        this.end().catch(() => undefined);
-      }, deadlineMs);
     const last = args.length - 1;
-    const callback = args[last];
+    const callback = submittable ? undefined : args[last];
+    // Set once the statement is sent (a call that throws sends none); pg answers a callback
+    // later, never during the call, so the timer is set by then.
+    // eslint-disable-next-line prefer-const -- assigned after the callback that clears it
+    let timer: NodeJS.Timeout | undefined;
     if (typeof callback === 'function') {
-      const timer = startDeadline();
       args[last] = function (this: unknown, ...results: unknown[]): unknown {
         clearTimeout(timer);
         return Reflect.apply(callback, this, results) as unknown;
       };
-      return run();
     }
-    const answer = run();
-    if (!(answer instanceof Promise)) return answer;
-    const timer = startDeadline();
-    return answer.finally(() => clearTimeout(timer));
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- applied to this client
+    const answer: unknown = Reflect.apply(pg.Client.prototype.query, this, args);
+    const promised = answer instanceof Promise;
+    if (submittable || (!promised && typeof callback !== 'function')) return answer;
+    timer = setTimeout(dropUnanswered, deadlineMs, this);
+    return promised ? answer.finally(() => clearTimeout(timer)) : answer;
   };
   ResponseDeadlineClient.prototype.query = query as Query;
   return ResponseDeadlineClient;
