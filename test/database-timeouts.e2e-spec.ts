@@ -1,3 +1,4 @@
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../src/config/app-config.js';
@@ -5,7 +6,12 @@ import { pooledTimeoutsMismatch, prepareDatabase } from '../src/database/prepare
 import { clientWithResponseDeadline } from '../src/database/response-deadline.js';
 import { insertOrder, insertPet, orderStatus } from './support/factories.js';
 import { expectErrorResponse } from './support/http-assertions.js';
-import { createTestApp, type TestApp } from './support/test-app.js';
+import {
+  createTestApp,
+  startAppInstance,
+  type AppInstance,
+  type TestApp,
+} from './support/test-app.js';
 
 /**
  * The timeouts come from the role's settings on the database (no startup parameters, which
@@ -171,6 +177,67 @@ describe('database timeouts without startup parameters (e2e)', () => {
       // No deadline left behind: a later wait past it ends nothing.
       await new Promise((resolve) => setTimeout(resolve, deadlineMs + 100));
       expect(pool.totalCount).toBe(1);
+    });
+  });
+
+  describe('a database that stops answering, seen through the API', () => {
+    const connectTimeoutMs = 300;
+    const deadlineMs = connectTimeoutMs + statementTimeoutMs;
+    let proxy: Server;
+    let frozen = false;
+    const sockets = new Set<Socket>();
+    let instance: AppInstance;
+
+    beforeAll(async () => {
+      // Between the app and PostgreSQL: forwards every byte until frozen, then drops them with
+      // the connections left open, as a database (or a PgBouncer queue) that never answers.
+      const target = new URL(t.databaseUrl);
+      proxy = createServer((client) => {
+        const server = connect(Number(target.port || 5432), target.hostname);
+        for (const [from, to] of [
+          [client, server],
+          [server, client],
+        ]) {
+          sockets.add(from);
+          from.on('data', (chunk: Buffer) => {
+            if (!frozen) to.write(chunk);
+          });
+          from.on('close', () => to.destroy());
+          from.on('error', () => to.destroy());
+        }
+      });
+      await new Promise<void>((listening) => proxy.listen(0, '127.0.0.1', listening));
+      const proxied = new URL(t.databaseUrl);
+      proxied.host = `127.0.0.1:${(proxy.address() as { port: number }).port}`;
+      instance = await startAppInstance(proxied.toString(), {
+        db: { ...db, connectTimeoutMs },
+        // The key is checked once, before the freeze: what is left to wait on is the read.
+        apiKeyCacheTtlMs: 60_000,
+        // Reads on this primary only, whatever the run (npm run test:replicas has a standby).
+        replicas: { ...loadConfig({}).replicas, urls: [] },
+        redisUrl: undefined,
+      });
+    });
+    afterAll(async () => {
+      frozen = false;
+      for (const socket of sockets) socket.destroy();
+      await instance.close();
+      await new Promise((closed) => proxy.close(closed));
+    });
+
+    it('answers a read 503 SERVICE_UNAVAILABLE with Retry-After once the deadline passes, not a hung request', async () => {
+      await instance.http.get('/v1/categories').set('Authorization', t.auth).expect(200);
+      frozen = true;
+      const started = Date.now();
+      const res = await instance.http.get('/v1/categories').set('Authorization', t.auth);
+      const elapsedMs = Date.now() - started;
+      expectErrorResponse(res, 503, 'SERVICE_UNAVAILABLE');
+      expect(res.headers['retry-after']).toMatch(/^\d+$/);
+      expect(elapsedMs).toBeGreaterThanOrEqual(deadlineMs - 50);
+      expect(elapsedMs).toBeLessThan(deadlineMs + 3000);
+      // Answering again, the app reads again: the stuck connection was dropped, not reused.
+      frozen = false;
+      await instance.http.get('/v1/categories').set('Authorization', t.auth).expect(200);
     });
   });
 });
