@@ -177,30 +177,26 @@ export async function openEndpoints(env: NodeJS.ProcessEnv) {
   }
 
   // ---------------------------------------------------------------------------------------
-  // The headers of every answer: the service's security headers, from its build, and its
-  // limiter's. The bench's limit (RATE_LIMIT_PER_MINUTE, as the service is given it) is never
-  // reached, so a count per key in a fixed one-minute window, as src/rate-limit counts in
-  // memory, gives the same values; none with the limiter off (0).
+  // The headers of every answer: the service's security headers and its limiter's, both from
+  // its build (the limiter's in-memory count per key and its headers; the bench's limit,
+  // RATE_LIMIT_PER_MINUTE as the service is given it, is never reached); none with it off (0).
 
   function setSecurityHeaders(response: ServerResponse): void {
     for (const [name, value] of service.API_SECURITY_HEADERS) response.setHeader(name, value);
   }
 
   const perKeyPerMinute = config.rateLimit.perKeyPerMinute;
-  const windows = new Map<string, { hits: number; endsAt: number }>();
+  const counts = new service.MemoryRateLimitStorage();
 
   function countRequest(keyHash: string, response: ServerResponse): void {
     if (perKeyPerMinute === 0) return;
-    const now = Date.now();
-    let window = windows.get(keyHash);
-    if (window === undefined || window.endsAt <= now) {
-      window = { hits: 0, endsAt: now + 60_000 };
-      windows.set(keyHash, window);
-    }
-    window.hits += 1;
-    response.setHeader('X-RateLimit-Limit', perKeyPerMinute);
-    response.setHeader('X-RateLimit-Remaining', Math.max(0, perKeyPerMinute - window.hits));
-    response.setHeader('X-RateLimit-Reset', Math.ceil((window.endsAt - now) / 1000));
+    const counted = counts.hit(
+      keyHash,
+      service.RATE_LIMIT_WINDOW_MS,
+      perKeyPerMinute,
+      service.RATE_LIMIT_BLOCK_MS,
+    );
+    service.setCountedHeaders(response, perKeyPerMinute, counted);
   }
 
   // ---------------------------------------------------------------------------------------

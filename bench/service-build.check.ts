@@ -11,6 +11,8 @@ import type * as orderRepository from '../src/store/order.repository.js';
 import type * as orderStatements from '../src/store/order-statements.js';
 import type * as petsDeprecation from '../src/pets/pets-deprecation.js';
 import type * as securityHeaders from '../src/common/http/security-headers.js';
+import type * as memoryRateLimitStorage from '../src/rate-limit/memory-rate-limit.storage.js';
+import type * as rateLimitHeaders from '../src/rate-limit/rate-limit-headers.js';
 import type { SERVICE_MODULES, ServiceListSizes, ServiceStatements } from './service-build.js';
 
 interface Modules {
@@ -22,6 +24,8 @@ interface Modules {
   'pets/pet-statements.js': typeof petStatements;
   'pets/pets-deprecation.js': typeof petsDeprecation;
   'common/http/security-headers.js': typeof securityHeaders;
+  'rate-limit/memory-rate-limit.storage.js': typeof memoryRateLimitStorage;
+  'rate-limit/rate-limit-headers.js': typeof rateLimitHeaders;
 }
 type ModuleOf<Name extends keyof typeof SERVICE_MODULES> = Modules[(typeof SERVICE_MODULES)[Name]];
 

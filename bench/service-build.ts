@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -31,6 +32,14 @@ export interface ServiceConfig {
   petsSunsetAt: Date;
 }
 
+/** A count of the service's rate-limit storage (src/rate-limit/rate-limit.storage.ts). */
+export interface RateLimitCount {
+  totalHits: number;
+  timeToExpire: number;
+  isBlocked: boolean;
+  timeToBlockExpire: number;
+}
+
 /** SQL text and its parameters, as the service's statement builders make them. */
 export interface Statement {
   sql: string;
@@ -54,6 +63,13 @@ export interface ServiceStatements {
   petStatements: { findByIdWithCategory(id: string): Statement };
   /** The security headers of every API answer, in the order the service sets them. */
   API_SECURITY_HEADERS: ReadonlyArray<readonly [string, string]>;
+  /** The limiter's in-memory counts, and the headers of a counted request. */
+  MemoryRateLimitStorage: new () => {
+    hit(key: string, windowMs: number, limit: number, blockMs: number): RateLimitCount;
+  };
+  setCountedHeaders(response: ServerResponse, limit: number, counted: RateLimitCount): void;
+  RATE_LIMIT_WINDOW_MS: number;
+  RATE_LIMIT_BLOCK_MS: number;
   /** An order's JSON; the raw baseline checks its own renderers against fromText at start-up. */
   ORDER_JSON: { fromText(row: Array<string | null>): string };
   /** The service's own reading of the environment: the same variables, defaults and checks. */
@@ -77,6 +93,10 @@ export const SERVICE_MODULES = {
   loadConfig: 'config/app-config.js',
   petDeprecationHeaders: 'pets/pets-deprecation.js',
   API_SECURITY_HEADERS: 'common/http/security-headers.js',
+  MemoryRateLimitStorage: 'rate-limit/memory-rate-limit.storage.js',
+  setCountedHeaders: 'rate-limit/rate-limit-headers.js',
+  RATE_LIMIT_WINDOW_MS: 'rate-limit/rate-limit-headers.js',
+  RATE_LIMIT_BLOCK_MS: 'rate-limit/rate-limit-headers.js',
 } as const;
 
 type Kind = 'number' | 'object' | 'function';
@@ -122,5 +142,9 @@ export async function loadStatements(dist: string): Promise<ServiceStatements> {
     loadConfig: 'function',
     petDeprecationHeaders: 'function',
     API_SECURITY_HEADERS: 'object',
+    MemoryRateLimitStorage: 'function',
+    setCountedHeaders: 'function',
+    RATE_LIMIT_WINDOW_MS: 'number',
+    RATE_LIMIT_BLOCK_MS: 'number',
   });
 }

@@ -10,13 +10,15 @@ import {
   type RateLimitResult,
   type RateLimitStorage,
 } from './rate-limit.storage.js';
+import {
+  RATE_LIMIT_BLOCK_MS,
+  RATE_LIMIT_WINDOW_MS,
+  setBlockedHeaders,
+  setCountedHeaders,
+} from './rate-limit-headers.js';
 
 export const RATE_LIMITED_MESSAGE =
   'Too many requests; retry after the number of seconds in Retry-After.';
-
-/** One-minute windows; a caller over its limit waits for a minute from its last counted hit. */
-const WINDOW_MS = 60_000;
-const BLOCK_MS = 60_000;
 
 /**
  * Counts requests per API key, and per client address for requests without a valid key (so
@@ -95,7 +97,7 @@ export class RateLimiter {
     }
     const identity = await this.authenticator.identify(request);
     if (!identity.principal) {
-      await this.storage.hit(rejections, WINDOW_MS, limit, BLOCK_MS);
+      await this.storage.hit(rejections, RATE_LIMIT_WINDOW_MS, limit, RATE_LIMIT_BLOCK_MS);
       await this.count(address, limit, response);
     }
     return identity;
@@ -115,7 +117,12 @@ export class RateLimiter {
 
   /** Counts one hit of `tracker`: its headers set, or the 429 thrown (or rejected). */
   private count(tracker: string, limit: number, response: Response): void | Promise<void> {
-    const counted = this.storage.hit(`default:${tracker}`, WINDOW_MS, limit, BLOCK_MS);
+    const counted = this.storage.hit(
+      `default:${tracker}`,
+      RATE_LIMIT_WINDOW_MS,
+      limit,
+      RATE_LIMIT_BLOCK_MS,
+    );
     return counted instanceof Promise
       ? counted.then((result) => setCountHeaders(result, limit, response))
       : setCountHeaders(counted, limit, response);
@@ -126,9 +133,7 @@ function setCountHeaders(counted: RateLimitResult, limit: number, response: Resp
   if (counted.isBlocked) {
     throw rateLimited(response, limit, counted.timeToBlockExpire);
   }
-  response.setHeader('X-RateLimit-Limit', limit);
-  response.setHeader('X-RateLimit-Remaining', Math.max(0, limit - counted.totalHits));
-  response.setHeader('X-RateLimit-Reset', counted.timeToExpire);
+  setCountedHeaders(response, limit, counted);
 }
 
 /** `value` once `done` is (at once when `done` is not a promise). */
@@ -138,10 +143,7 @@ function after<T>(done: void | Promise<void>, value: T): T | Promise<T> {
 
 /** The 429, its headers set on `response`: blocked for `seconds` more. */
 function rateLimited(response: Response, limit: number, seconds: number): DomainError {
-  response.setHeader('Retry-After', seconds);
-  response.setHeader('X-RateLimit-Limit', limit);
-  response.setHeader('X-RateLimit-Remaining', 0);
-  response.setHeader('X-RateLimit-Reset', seconds);
+  setBlockedHeaders(response, limit, seconds);
   return new DomainError(ErrorCode.RATE_LIMITED, RATE_LIMITED_MESSAGE);
 }
 
