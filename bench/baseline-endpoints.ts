@@ -2,9 +2,9 @@
  * What the two bare servers of `npm run bench` do for each endpoint, on `pg` alone: the raw
  * baseline (baseline-server.ts, on `node:http`) and the bare Nest floor (bare-nest-server.ts).
  * The same bearer check, SQL and JSON as the service, and the same headers (the request id, the
- * security headers, the rate-limit headers from one count per key, the deprecation headers),
- * so each answer has the service's bytes; nothing else: no validation library, no logging, no
- * metrics. Each server only routes requests here and sends what comes back.
+ * security headers, the rate-limit headers from the service's count per key, the deprecation
+ * headers), so each answer has the service's bytes; nothing else: no validation library, no
+ * logging, no metrics. Each server only routes requests here and sends what comes back.
  *
  * Environment (as the harness gives both): the service's DATABASE_URL (required) and DB_*
  * variables, read by the service's own configuration; BASELINE_AUTH_CACHE_MS (0: look the key up
