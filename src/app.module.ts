@@ -5,6 +5,7 @@ import { AuthModule } from './auth/auth.module.js';
 import { CategoriesModule } from './categories/categories.module.js';
 import { ChangelogModule } from './changelog/changelog.module.js';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter.js';
+import { OpenApiModule } from './common/openapi/openapi.module.js';
 import { PaginationModule } from './common/pagination/pagination.module.js';
 import type { AppConfig } from './config/app-config.js';
 import { AppConfigModule } from './config/app-config.module.js';
@@ -42,6 +43,7 @@ export class AppModule {
         WebhooksModule,
         HealthModule,
         ChangelogModule,
+        OpenApiModule,
       ],
       providers: [
         // Global guards run in this order: count the request against its key's (or, without

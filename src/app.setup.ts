@@ -15,6 +15,7 @@ import { requestIdMiddleware } from './common/http/request-id.middleware.js';
 import { securityHeaders } from './common/http/security-headers.js';
 import { createValidationPipe } from './common/http/validation.pipe.js';
 import { setupOpenApi } from './common/openapi/openapi-documents.js';
+import { OpenApiRoutes } from './common/openapi/openapi.module.js';
 import type { AppConfig } from './config/app-config.js';
 import { AppLogger } from './logging/app-logger.js';
 import { HTTP_LOGGER, type HttpLogger } from './logging/logging.module.js';
@@ -33,7 +34,8 @@ export const APP_OPTIONS: NestApplicationOptions = { bodyParser: false, bufferLo
 
 /**
  * Everything main.ts and the e2e tests do to the app alike, so the tests test what ships:
- * configure, document, initialise (routes are registered), then catch what no route serves.
+ * configure, initialise (the API's routes, then the documentation's), then catch what no route
+ * serves.
  */
 export async function configureApp(
   app: NestExpressApplication,
@@ -68,8 +70,9 @@ export async function configureApp(
   app.use(refuseUnmetHttpRequirements);
   const limiter = app.get(RateLimiter);
   app.use(
-    API_VERSION_PREFIXES,
-    authenticateUndecodablePaths((request, response) => limiter.admit(request, response)),
+    authenticateUndecodablePaths(API_VERSION_PREFIXES, (request, response) =>
+      limiter.admit(request, response),
+    ),
   );
   const readRouter = app.get(ReadRouter);
   // Reads then know their caller, and writes are recorded before their answers.
@@ -81,10 +84,14 @@ export async function configureApp(
   // the health probes (VERSION_NEUTRAL) stay outside every version.
   app.enableVersioning({ type: VersioningType.URI, defaultVersion: '1' });
   app.useGlobalPipes(createValidationPipe());
-  const documents = setupOpenApi(app, config);
+  let documents: Record<ApiVersion, OpenAPIObject> | undefined;
+  app.get(OpenApiRoutes).registerAfterApiRoutes(() => {
+    documents = setupOpenApi(app, config);
+  });
   // With tracing off, the handlers stay as they are: nothing per request.
   if (config.tracing) traceHandlers(app);
   await app.init();
+  if (documents === undefined) throw new Error('app.init() did not register the OpenAPI documents');
   // After every route: whatever Nest's own not-found handler leaves gets the Error body too.
   app.use(sendRouteNotFound);
   return documents;

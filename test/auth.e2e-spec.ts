@@ -60,12 +60,24 @@ describe('authentication (e2e)', () => {
 
   describe('a path the router cannot decode', () => {
     it('is refused with 401 before anything else when no valid key comes with it', async () => {
-      for (const path of ['/v1/store/orders/%zz', '/v1/pets/%E0%A4%A']) {
+      for (const path of [
+        '/v1/store/orders/%zz',
+        '/v1/pets/%E0%A4%A',
+        '/V2/store/orders/%zz?limit=1',
+        '/v2/webhooks/%',
+      ]) {
         expectUnauthorized(await t.http.get(path), CHALLENGE);
         expectUnauthorized(
           await t.http.get(path).set('Authorization', `Bearer ${newKeyLikeString()}`),
           INVALID_TOKEN_CHALLENGE,
         );
+      }
+    });
+
+    it('is left to the router outside the API versions', async () => {
+      // No API route there: the not-found answer, not a 401.
+      for (const path of ['/v10/pets/%zz', '/docs/%zz']) {
+        expectErrorResponse(await t.http.get(path), 404, 'NOT_FOUND');
       }
     });
 

@@ -151,6 +151,24 @@ describe('OpenAPI document and Swagger UI (e2e)', () => {
       }
     });
 
+    it("registers the documentation's routes after the API's, so API requests are not tested against them", () => {
+      // Express tries a request against each route in the order they were registered.
+      const stack = (
+        t.app.getHttpAdapter().getInstance() as {
+          router: { stack: Array<{ route?: { path: string } }> };
+        }
+      ).router.stack;
+      const paths = stack.map((layer) => layer.route?.path);
+      const lastApiRoute = Math.max(
+        ...paths.map((path, at) => (path !== undefined && /^\/v\d\//.test(path) ? at : -1)),
+      );
+      const documentation = paths.flatMap((path, at) =>
+        path !== undefined && /^\/(docs|openapi|reference)/.test(path) ? [at] : [],
+      );
+      expect(documentation.length).toBeGreaterThanOrEqual(10);
+      expect(Math.min(...documentation)).toBeGreaterThan(lastApiRoute);
+    });
+
     it('lists only this instance, at the relative /v1, when no other address is configured', () => {
       expect(doc.servers?.map((server) => server.url)).toEqual(['/v1']);
     });
