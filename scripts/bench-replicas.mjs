@@ -2,11 +2,15 @@
 // primary, its hot standby and the built service; REPLICAS_SCENARIO names this file). Two
 // instances on the same primary and Redis: "on" with DATABASE_REPLICA_URLS, "off" without.
 // Production settings (Node 24, the Dockerfile's NODE_OPTIONS and tracing preload, the limiter
-// on at 1 000 000/min, request logs at info). A warm-up round, then alternating rounds
-// (BENCH_ROUNDS, 5): the listed GETs and placeOrder (req/s; the ratio on / off is the median of
-// each round's ratio), the 1 000 000-order listOrders (time), and for each the CPU per request
-// of the instance, Redis, and the primary's and the standby's PostgreSQL processes (/proc); the
-// statements per placeOrder (pg_stat_statements).
+// on at 1 000 000/min, request logs at info). BENCH_PAIRS (2) pairs of fresh processes, one
+// after the other, the second pair with the ports swapped: two processes of one build differ
+// by several per cent for as long as they run, so each side is measured in more than one. Per
+// pair a warm-up round, then alternating rounds (BENCH_ROUNDS, 5): the listed GETs and
+// placeOrder (req/s; the ratio on / off is the median of every round's ratio), the
+// 1 000 000-order listOrders (time), and for each the CPU per request of the instance, Redis,
+// and the primary's and the standby's PostgreSQL processes (/proc); the statements per
+// placeOrder (pg_stat_statements). BENCH_REPLICAS_CONTROL=1 gives "off" the replica too: an
+// A/A run, whose ratios show what the bench itself spreads by.
 // BENCH_CPU_PROF=<folder>: each instance writes its V8 CPU profile to <folder>/on or /off.
 import { spawn } from 'node:child_process';
 import { openSync, readFileSync, readdirSync } from 'node:fs';
@@ -34,6 +38,8 @@ if (!work || !primaryUrl || !standbyUrl || !redisPort || !metrics2) {
 }
 const DURATION_MS = Number(process.env.BENCH_DURATION_S ?? 5) * 1000;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const PAIRS = Number(process.env.BENCH_PAIRS ?? 2);
+const CONTROL = process.env.BENCH_REPLICAS_CONTROL === '1';
 const CONNECTIONS = 10;
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 1000000);
 const KEY = 'psk_bench-replicas-key-0123456789abcdefghij';
@@ -46,8 +52,8 @@ const TICK_MS = 10; // USER_HZ 100
 
 const run = createRun({ work, watchdogMs: 1500000 });
 const { say } = run;
-const on = { name: 'on', port: port1, metricsPort: metrics1 };
-const off = { name: 'off', port: port2, metricsPort: metrics2 };
+const on = { name: 'on', port: port1 };
+const off = { name: 'off', port: port2 };
 
 /** CPU ms so far of a cluster's postmaster and all its children, live or exited. */
 function clusterCpuMs(dataDir) {
@@ -172,27 +178,46 @@ async function main() {
     `${work}/app/dist/tracing/register.js`,
     ...(profiles ? ['--cpu-prof', `--cpu-prof-dir=${resolve(profiles, name)}`] : []),
   ];
-  startInstance(run, {
-    work,
-    instance: on,
-    node: NODE_24,
-    nodeArgs: profiled('on'),
-    env: {
-      ...env,
-      DATABASE_REPLICA_URLS: standbyUrl,
-      METRICS_PORT: String(on.metricsPort),
-    },
-  });
-  await waitReady(run, on, 60000);
-  startInstance(run, {
-    work,
-    instance: off,
-    node: NODE_24,
-    nodeArgs: profiled('off'),
-    // Both keys are in the one database; each instance makes one of them at its start.
-    env: { ...env, BOOTSTRAP_API_KEY: READ_KEY, METRICS_PORT: String(off.metricsPort) },
-  });
-  await waitReady(run, off, 60000);
+  /** A fresh pair; in odd pairs "on" takes the other port. */
+  const startPair = async (pair) => {
+    const ports = pair % 2 ? [port2, port1] : [port1, port2];
+    const metrics = pair % 2 ? [metrics2, metrics1] : [metrics1, metrics2];
+    on.port = ports[0];
+    off.port = ports[1];
+    startInstance(run, {
+      work,
+      instance: on,
+      node: NODE_24,
+      nodeArgs: profiled(`on-${pair + 1}`),
+      env: {
+        ...env,
+        DATABASE_REPLICA_URLS: standbyUrl,
+        METRICS_PORT: String(metrics[0]),
+      },
+    });
+    await waitReady(run, on, 60000);
+    startInstance(run, {
+      work,
+      instance: off,
+      node: NODE_24,
+      nodeArgs: profiled(`off-${pair + 1}`),
+      // Both keys are in the one database; each instance makes one of them at its start.
+      env: {
+        ...env,
+        ...(CONTROL ? { DATABASE_REPLICA_URLS: standbyUrl } : {}),
+        BOOTSTRAP_API_KEY: READ_KEY,
+        METRICS_PORT: String(metrics[1]),
+      },
+    });
+    await waitReady(run, off, 60000);
+  };
+  const stopPair = async () => {
+    for (const instance of [on, off]) {
+      instance.child.kill('SIGTERM');
+      await instance.exited;
+    }
+  };
+  await startPair(0);
   const seeder = new pg.Client(primaryUrl);
   await seeder.connect();
   const petId = await seedOrders(seeder, ORDERS);
@@ -226,32 +251,42 @@ async function main() {
     place: { on: [], off: [] },
     list: { on: [], off: [] },
   };
-  // Warm-up: the first seconds of each process cost more than the rest.
-  for (const instance of [on, off]) {
-    await load(instance, getRequest);
-    await load(instance, placeRequest);
-  }
-  say('warmed up');
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const instance of round % 2 ? [off, on] : [on, off]) {
-      results.gets[instance.name].push(await load(instance, getRequest));
-      results.place[instance.name].push(await load(instance, placeRequest));
-      const before = cpu(instance);
-      const started = Date.now();
-      const response = await fetch(`http://127.0.0.1:${instance.port}/v1/store/orders`, {
-        headers: { authorization: `Bearer ${READ_KEY}` },
-      });
-      const bytes = (await response.arrayBuffer()).byteLength;
-      const after = cpu(instance);
-      if (response.status !== 200) run.fail(`1M list on ${instance.name}: ${response.status}`);
-      results.list[instance.name].push({
-        ms: Date.now() - started,
-        bytes,
-        primaryMs: after.primary - before.primary,
-        standbyMs: after.standby - before.standby,
-      });
+  /** Per pair, the rounds it ran (for the spread between pairs). */
+  const pairRanges = [];
+  for (let pair = 0; pair < PAIRS; pair++) {
+    if (pair > 0) {
+      await stopPair();
+      await startPair(pair);
     }
-    say(`round ${round + 1} of ${ROUNDS} done`);
+    // Warm-up: the first seconds of each process cost more than the rest.
+    for (const instance of [on, off]) {
+      await load(instance, getRequest);
+      await load(instance, placeRequest);
+    }
+    say(`pair ${pair + 1} of ${PAIRS} warmed up`);
+    const first = results.place.on.length;
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const instance of round % 2 ? [off, on] : [on, off]) {
+        results.gets[instance.name].push(await load(instance, getRequest));
+        results.place[instance.name].push(await load(instance, placeRequest));
+        const before = cpu(instance);
+        const started = Date.now();
+        const response = await fetch(`http://127.0.0.1:${instance.port}/v1/store/orders`, {
+          headers: { authorization: `Bearer ${READ_KEY}` },
+        });
+        const bytes = (await response.arrayBuffer()).byteLength;
+        const after = cpu(instance);
+        if (response.status !== 200) run.fail(`1M list on ${instance.name}: ${response.status}`);
+        results.list[instance.name].push({
+          ms: Date.now() - started,
+          bytes,
+          primaryMs: after.primary - before.primary,
+          standbyMs: after.standby - before.standby,
+        });
+      }
+      say(`pair ${pair + 1}, round ${round + 1} of ${ROUNDS} done`);
+    }
+    pairRanges.push([first, results.place.on.length]);
   }
   // Statements per placeOrder on the primary, 200 one after another on each instance.
   const statements = {};
@@ -289,12 +324,20 @@ async function main() {
       (r) => r[field],
       (on, off) => on / off,
     );
+  const pairRatio = (name, field, [from, to]) =>
+    pairedMedian(
+      results[name].on.slice(from, to),
+      results[name].off.slice(from, to),
+      (r) => r[field],
+      (on, off) => on / off,
+    );
   const line = (title, name, field = 'rps') => {
     const a = med(results[name].on, field);
     const b = med(results[name].off, field);
+    const byPair = pairRanges.map((range) => pairRatio(name, field, range).toFixed(2));
     return (
-      `${title} (median of ${ROUNDS}): on ${a.toFixed(1)} / off ${b.toFixed(1)}; ` +
-      `on ÷ off by round, median ${pairedRatio(name, field).toFixed(2)}`
+      `${title} (median of ${ROUNDS * PAIRS}): on ${a.toFixed(1)} / off ${b.toFixed(1)}; ` +
+      `on ÷ off by round, median ${pairedRatio(name, field).toFixed(2)} (by pair: ${byPair.join(', ')})`
     );
   };
   say(line('GETs req/s', 'gets'));
@@ -318,6 +361,7 @@ async function main() {
     );
   }
   say(`statements per placeOrder: ${JSON.stringify(statements)}`);
+  if (CONTROL) say('control run (BENCH_REPLICAS_CONTROL=1): "off" read from the replica too');
   say(`load average at the end ${loadavg().map((l) => l.toFixed(1))}`);
   redisClient?.disconnect();
 }
