@@ -406,8 +406,9 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
     }
   }
 
+  /** One pooled query, as reads are (`query`): no TypeORM query runner for a background poll. */
   private async primaryPosition(expression: string): Promise<WalPosition> {
-    const rows = await this.primary.query<{ position: string }[]>(
+    const { rows } = await this.primaryPool().query<{ position: string }>(
       `SELECT ${expression}::text AS position`,
     );
     return parseWalPosition(rows[0].position);
