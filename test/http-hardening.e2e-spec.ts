@@ -26,6 +26,9 @@ describe('HTTP hardening, proxies and CORS (e2e)', () => {
       expect(csp).toContain("style-src 'self' 'unsafe-inline'");
       expect(csp).not.toContain('https:');
       expect(csp).not.toContain('upgrade-insecure-requests');
+      // Paths match in any case, as Express's routes do: /DOCS is the same page, same policy.
+      const upper = await t.http.get('/DOCS').expect(200);
+      expect(upper.headers['content-security-policy']).toBe(csp);
     });
 
     it('answers no cross-origin request unless CORS_ORIGINS is set', async () => {

@@ -2,6 +2,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { DomainError } from '../common/errors/domain-error.js';
 import { errorBody } from '../common/errors/error.dto.js';
 import { unauthorizedError } from './api-key.guard.js';
+import { isUnderPath } from '../common/http/path-prefix.js';
 import type { RequestIdentity } from './request-authenticator.js';
 
 /**
@@ -21,7 +22,7 @@ export function authenticateUndecodablePaths(
     // Only a percent sign can make a path undecodable.
     if (!request.url.includes('%')) return next();
     const path = request.path;
-    if (!isUnderAny(path, prefixes) || isDecodable(path)) return next();
+    if (!prefixes.some((prefix) => isUnderPath(path, prefix)) || isDecodable(path)) return next();
     // A promise either way: admit answers at once when it can, and may throw a 429.
     new Promise<RequestIdentity>((resolve) => resolve(admit(request, response))).then(
       (identity) => {
@@ -35,12 +36,6 @@ export function authenticateUndecodablePaths(
 
 function refuse(response: Response, error: DomainError): void {
   response.status(error.status).set(error.headers).json(errorBody(error));
-}
-
-/** As Express matches a mount path: whole segments, in any case. */
-function isUnderAny(path: string, prefixes: readonly string[]): boolean {
-  const lower = path.toLowerCase();
-  return prefixes.some((prefix) => lower === prefix || lower.startsWith(`${prefix}/`));
 }
 
 function isDecodable(path: string): boolean {

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import helmet, { type HelmetOptions } from 'helmet';
+import { isUnderPath } from './path-prefix.js';
 
 /**
  * Helmet decides the headers; this sets them. Helmet's policy does not depend on the request,
@@ -69,18 +70,15 @@ const referenceHeaders = settingHeaders(
   }),
 );
 
-function isUnder(path: string, root: string): boolean {
-  return path === root || path.startsWith(`${root}/`);
-}
-
 /**
  * Security headers on every answer: Swagger UI's policy under /docs, Redoc's under /reference,
  * the API's elsewhere.
  */
 export function securityHeaders(request: Request, response: Response, next: NextFunction): void {
-  const headers = isUnder(request.path, '/docs')
+  const path = request.path;
+  const headers = isUnderPath(path, '/docs')
     ? docsHeaders
-    : isUnder(request.path, '/reference')
+    : isUnderPath(path, '/reference')
       ? referenceHeaders
       : apiHeaders;
   headers(request, response, next);
