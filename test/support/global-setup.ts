@@ -107,7 +107,9 @@ function assertTestDatabase(url: string): void {
 }
 
 async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
+  // No statement timeout: the app sets one on the role (DB_STATEMENT_TIMEOUT_MS), and dropping a
+  // run's databases on a busy machine can take longer than an API statement may.
+  const client = new pg.Client({ connectionString: url, options: '-c statement_timeout=0' });
   await client.connect();
   try {
     return await use(client);
