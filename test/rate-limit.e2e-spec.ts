@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expectErrorResponse } from './support/http-assertions.js';
+import { uncheckedByRateLimiter } from './support/metric-values.js';
 import {
   createTestApp,
   startAppInstance,
@@ -130,6 +131,9 @@ describe('rate limits (e2e)', () => {
     try {
       for (let i = 0; i < 3; i++)
         await t.http.get('/v1/categories').set('Authorization', t.auth).expect(200);
+      // Each request went unchecked twice, and operators can see it: the address's block, looked
+      // at before the key's lookup (the tests keep no keys in memory), and the key's count.
+      expect(await uncheckedByRateLimiter(t)).toBe(6);
     } finally {
       await t.close();
     }

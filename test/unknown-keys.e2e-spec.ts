@@ -3,6 +3,7 @@ import { displayPrefix, generateApiKey, hashApiKey } from '../src/auth/api-key.j
 import { ApiKeysService } from '../src/auth/api-keys.service.js';
 import type { AppConfig } from '../src/config/app-config.js';
 import { expectErrorResponse } from './support/http-assertions.js';
+import { uncheckedByRateLimiter } from './support/metric-values.js';
 import { countStatements } from './support/statement-counter.js';
 import {
   createTestApp,
@@ -118,6 +119,7 @@ describe('unknown API keys cost the database a bounded number of lookups (e2e)',
     const instances: AppInstance[] = [];
     let statuses: Record<number, number>;
     let statements: number;
+    let unchecked = 0;
     try {
       instances.push(await startAppInstance(databaseUrl, config));
       instances.push(await startAppInstance(databaseUrl, config));
@@ -125,17 +127,20 @@ describe('unknown API keys cost the database a bounded number of lookups (e2e)',
       statements = await countStatements(async () => {
         statuses = await floodWithRandomKeys(origins, 4000);
       });
+      for (const instance of instances) unchecked += await uncheckedByRateLimiter(instance);
     } finally {
       for (const instance of instances) await instance.close();
     }
-    expect(statuses!).toEqual({
-      401: UNAUTHENTICATED_PER_MINUTE,
-      429: 4000 - UNAUTHENTICATED_PER_MINUTE,
-    });
+    // A count or check that Redis did not answer in time (a loaded machine) lets its request
+    // through: one 401 or one lookup more at most, and counted, so the bounds still hold exactly.
+    expect(Object.keys(statuses!).sort()).toEqual(['401', '429']);
+    expect(statuses![401] + statuses![429]).toBe(4000);
+    expect(statuses![401]).toBeGreaterThanOrEqual(UNAUTHENTICATED_PER_MINUTE);
+    expect(statuses![401]).toBeLessThanOrEqual(UNAUTHENTICATED_PER_MINUTE + unchecked);
     // One budget for the address across both instances: its 20 lookups, and one more on each
     // instance at most (the one that blocks it), each one statement (one transaction).
     expect(statements!).toBeGreaterThan(UNAUTHENTICATED_PER_MINUTE);
-    expect(statements!).toBeLessThanOrEqual(UNAUTHENTICATED_PER_MINUTE + 2);
+    expect(statements!).toBeLessThanOrEqual(UNAUTHENTICATED_PER_MINUTE + 2 + unchecked);
     expect(await keyScans(databaseUrl)).toBe(statements!);
   });
 

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.provider.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 import { MemoryRateLimitStorage } from './memory-rate-limit.storage.js';
 import { RateLimiter } from './rate-limiter.js';
 import { RedisRateLimitStorage, createRedisClient } from './redis-rate-limit.storage.js';
@@ -17,14 +18,19 @@ import { RATE_LIMIT_STORAGE, type RateLimitStorage } from './rate-limit.storage.
     RateLimiter,
     {
       provide: RATE_LIMIT_STORAGE,
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig): RateLimitStorage =>
-        config.redisUrl
-          ? new RedisRateLimitStorage(
-              createRedisClient(config.redisUrl),
-              config.rateLimit.redisKeyPrefix,
-            )
-          : new MemoryRateLimitStorage(),
+      inject: [APP_CONFIG, MetricsService],
+      useFactory: (config: AppConfig, metrics: MetricsService): RateLimitStorage => {
+        if (!config.redisUrl) return new MemoryRateLimitStorage();
+        const unchecked = metrics.counter({
+          name: 'petstore_rate_limit_unchecked_total',
+          help: 'Rate-limit counts and checks that Redis did not answer: each let its request through unlimited',
+        });
+        return new RedisRateLimitStorage(
+          createRedisClient(config.redisUrl),
+          config.rateLimit.redisKeyPrefix,
+          () => unchecked.inc(),
+        );
+      },
     },
   ],
   exports: [RATE_LIMIT_STORAGE, RateLimiter],

@@ -31,8 +31,8 @@ type ThrottleCommand = (
 
 /**
  * Rate-limit counts shared by every instance through Redis, one script call per request.
- * If Redis cannot be reached, requests are let through (and a warning logged): an outage of
- * the limiter must not become an outage of the API.
+ * If Redis cannot be reached, requests are let through (a warning logged, and each one counted
+ * by `unchecked`): an outage of the limiter must not become an outage of the API.
  */
 export class RedisRateLimitStorage implements RateLimitStorage, OnApplicationShutdown {
   private readonly logger = new Logger('RateLimit');
@@ -42,6 +42,8 @@ export class RedisRateLimitStorage implements RateLimitStorage, OnApplicationShu
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
+    /** Called for each count or look that Redis did not answer (the request went unchecked). */
+    private readonly unchecked: () => void = () => undefined,
   ) {
     redis.defineCommand('petstoreThrottle', { numberOfKeys: 2, lua: INCREMENT_SCRIPT });
     const command = (redis as unknown as { petstoreThrottle: ThrottleCommand }).petstoreThrottle;
@@ -71,9 +73,7 @@ export class RedisRateLimitStorage implements RateLimitStorage, OnApplicationShu
         timeToBlockExpire: Math.max(0, Math.ceil(blockMs / 1000)),
       };
     } catch (error) {
-      this.warn(
-        `rate limit not applied, Redis did not answer: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      this.notApplied(error);
       return {
         totalHits: 0,
         timeToExpire: Math.ceil(ttl / 1000),
@@ -88,9 +88,7 @@ export class RedisRateLimitStorage implements RateLimitStorage, OnApplicationShu
       const blockMs = await this.redis.pttl(`${this.base(key)}:block`);
       return Math.max(0, Math.ceil(blockMs / 1000));
     } catch (error) {
-      this.warn(
-        `rate limit not applied, Redis did not answer: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      this.notApplied(error);
       return 0;
     }
   }
@@ -111,6 +109,13 @@ export class RedisRateLimitStorage implements RateLimitStorage, OnApplicationShu
     } else {
       this.redis.disconnect();
     }
+  }
+
+  private notApplied(error: unknown): void {
+    this.unchecked();
+    this.warn(
+      `rate limit not applied, Redis did not answer: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 
   /** At most one warning every 10 s: an outage must not flood the logs. */
