@@ -23,10 +23,15 @@ export function httpMetricsMiddleware(
     labelNames: ['http_request_method', 'http_route', 'http_response_status_code'],
     buckets: DURATION_BUCKETS,
   });
-  const active = metrics.gauge({
+  // Counted in a plain object and read at each scrape: two label lookups fewer per request.
+  const inFlight: Record<string, number> = {};
+  metrics.gauge({
     name: 'http_server_active_requests',
     help: 'HTTP server requests in flight (OpenTelemetry http.server.active_requests)',
     labelNames: ['http_request_method'],
+    collect() {
+      for (const method in inFlight) this.set({ http_request_method: method }, inFlight[method]);
+    },
   });
   const rejected = metrics.counter({
     name: 'petstore_rate_limit_rejections_total',
@@ -35,10 +40,10 @@ export function httpMetricsMiddleware(
   return (request, response, next) => {
     const start = process.hrtime.bigint();
     const method = knownMethod(request.method);
-    active.inc({ http_request_method: method });
+    inFlight[method] = (inFlight[method] ?? 0) + 1;
     // on, not once: a response closes once, and once's wrapper and removal cost every request.
     response.on('close', () => {
-      active.dec({ http_request_method: method });
+      inFlight[method]--;
       const status = statusSent(response);
       if (status === 429) rejected.inc();
       duration.observe(
