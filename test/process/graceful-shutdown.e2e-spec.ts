@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
-import { startService, type ServiceProcess } from '../support/service-process.js';
+import { startService, untilOutputShows, type ServiceProcess } from '../support/service-process.js';
 import { createTestDatabase, testRun } from '../support/test-database.js';
 
 const KEY = `psk_${randomBytes(32).toString('base64url')}`;
@@ -43,6 +43,7 @@ describe('graceful shutdown on SIGTERM (real process)', () => {
       BOOTSTRAP_API_KEY: KEY,
       SHUTDOWN_DRAIN_DELAY_MS: '1500',
       RATE_LIMIT_PER_MINUTE: '0',
+      LOG_LEVEL: 'info',
     });
     const { port, url } = service;
     await fetch(`${url}/health/ready`).then((res) => expect(res.status).toBe(200));
@@ -106,6 +107,12 @@ describe('graceful shutdown on SIGTERM (real process)', () => {
     expect(inFlight.received()).toMatch(/\r\nConnection: close\r\n/i);
 
     expect(await service.exited).toEqual({ code: 0, signal: null });
+    // Request lines leave in batches: the last one, of the request finished while draining, was
+    // written before the process ended.
+    const lastLine = (lines: string[]) =>
+      lines.some((line) => line.includes('"msg":"POST /v1/categories 201"'));
+    await untilOutputShows(service, lastLine);
+    expect(lastLine(service.stdout)).toBe(true);
     // A planned shutdown is not an incident: readiness 503s log no errors and no stack traces.
     const output = [...service.stdout, ...service.stderr];
     expect(output.filter((line) => line.includes('"level":50'))).toEqual([]);

@@ -3,7 +3,7 @@ import http from 'node:http';
 import { connect } from 'node:net';
 import pg from 'pg';
 import { insertPet } from '../support/factories.js';
-import { startService, type ServiceProcess } from '../support/service-process.js';
+import { startService, untilOutputShows, type ServiceProcess } from '../support/service-process.js';
 import { createTestDatabase, testRun } from '../support/test-database.js';
 
 const KEY = `psk_${randomBytes(32).toString('base64url')}`;
@@ -41,12 +41,16 @@ describe('request logs (real process)', () => {
       .filter((line) => line.req !== undefined);
   }
 
+  function requestLinesOf(ids: (string | null)[]): RequestLine[] {
+    return requestLines().filter((line) => ids.includes(line.req.id));
+  }
+
   it('writes one JSON line per request with method, route, status, duration, request id and key prefix', async () => {
     const res = await fetch(`${service.url}/v1/store/orders/12345`, {
       headers: { Authorization: `Bearer ${KEY}`, 'X-Request-Id': 'trace-abc-1' },
     });
     expect(res.status).toBe(404);
-    await new Promise((wait) => setTimeout(wait, 200));
+    await untilOutputShows(service, (lines) => lines.some((line) => line.includes('trace-abc-1')));
     const lines = requestLines().filter((line) => line.req.id === 'trace-abc-1');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({
@@ -65,9 +69,9 @@ describe('request logs (real process)', () => {
       headers: { Authorization: `Bearer ${wrongKey}` },
     });
     const unknown = await fetch(`${service.url}/nope?token=${wrongKey}`);
-    await new Promise((wait) => setTimeout(wait, 200));
     const ids = [refused.headers.get('x-request-id'), unknown.headers.get('x-request-id')];
-    const lines = requestLines().filter((line) => ids.includes(line.req.id));
+    await untilOutputShows(service, () => requestLinesOf(ids).length === ids.length);
+    const lines = requestLinesOf(ids);
     expect(lines.map((line) => [line.res.statusCode, line.route])).toEqual([
       [401, '/v1/categories'],
       [404, 'unmatched'],
@@ -94,8 +98,8 @@ describe('request logs (real process)', () => {
     expect(answers.map((answer) => answer.status)).toEqual([200, 400, 404]);
     const ids = answers.map((answer) => answer.headers.get('x-request-id') ?? '');
     expect(ids[0]).toMatch(/^[0-9a-f-]{36}$/);
-    await new Promise((wait) => setTimeout(wait, 200));
-    const lines = requestLines().filter((line) => ids.includes(line.req.id));
+    await untilOutputShows(service, () => requestLinesOf(ids).length === ids.length);
+    const lines = requestLinesOf(ids);
     expect(lines.map((line) => line.req.url).sort()).toEqual(
       ['/nope/psk_[redacted]', '/v1/categories', '/v1/store/orders/psk_[redacted]'].sort(),
     );

@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { freePort, startService, type ServiceProcess } from '../support/service-process.js';
+import {
+  freePort,
+  startService,
+  untilOutputShows,
+  type ServiceProcess,
+} from '../support/service-process.js';
 import { createTestDatabase, testRun } from '../support/test-database.js';
 import { eventually, WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -95,7 +100,10 @@ describe('webhook secrets and failed attempts in the process logs (real process)
       expect((await api('DELETE', `/v2/webhooks/${id}`)).status).toBe(204);
     }
     // The last lines reach the pipe a moment after the answers.
-    await new Promise((wait) => setTimeout(wait, 300));
+    await untilOutputShows(
+      service,
+      (lines) => lines.filter((line) => line.includes('/v2/webhooks')).length >= 8,
+    );
 
     const lines = [...service.stdout, ...service.stderr];
     const output = lines.join('\n');

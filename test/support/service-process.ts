@@ -123,3 +123,19 @@ function collectLines(stream: NodeJS.ReadableStream, lines: string[]): void {
     if (partial) lines.push(partial);
   });
 }
+
+/**
+ * Waits until `shows` holds for what the service has printed (stdout and stderr, line by line),
+ * at most `timeoutMs`: request lines leave in batches, within 100 ms on a quiet instance
+ * (docs/operating.md, Logs), so a test waits for the lines it expects rather than a set time.
+ */
+export async function untilOutputShows(
+  service: ServiceProcess,
+  shows: (lines: string[]) => boolean,
+  timeoutMs = 5000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!shows([...service.stdout, ...service.stderr]) && Date.now() < deadline) {
+    await new Promise((wait) => setTimeout(wait, 25));
+  }
+}
