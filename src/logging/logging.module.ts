@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { LoggerModule } from 'nestjs-pino';
-import { pino, type DestinationStream, type Level, type Logger } from 'pino';
+import { pino, type Level, type Logger } from 'pino';
 import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
 import { withoutApiKeys } from '../auth/api-key.js';
 import type { AppConfig } from '../config/app-config.js';
@@ -32,56 +32,25 @@ export interface HttpLogger {
   refused: (rejection: Rejection) => void;
 }
 
-/** Request lines wait until this many bytes (about a dozen lines) are pending… */
-const REQUEST_LINES_BATCH_BYTES = 4096;
-/** …or this long, so a quiet instance's lines still leave promptly. */
-const REQUEST_LINES_WAIT_MS = 100;
-
 export function createHttpLogger(config: AppConfig): HttpLogger {
   const options = { level: config.logLevel };
-  let destination: DestinationStream;
-  let applicationStream: DestinationStream;
-  if (config.logFormat === 'pretty') {
-    destination = pino.transport({
-      target: 'pino-pretty',
-      options: { singleLine: true, translateTime: 'SYS:HH:MM:ss.l' },
-    });
-    applicationStream = destination;
-  } else {
-    // Asynchronous writes to stdout, in batches: a request waits for no write() system call,
-    // and one write (through libuv's thread pool, with the wake-ups that costs) carries a dozen
-    // request lines rather than two or three (docs/performance.md, Request lines in batches).
-    // pino writes what is pending synchronously when the process exits (its exit handler).
-    const stdout = pino.destination({
-      dest: 1,
-      sync: false,
-      minLength: REQUEST_LINES_BATCH_BYTES,
-      periodicFlush: REQUEST_LINES_WAIT_MS,
-    });
-    destination = stdout;
-    // The application's own lines (start-up, warnings, errors) are rare and wanted at once:
-    // each one goes out with the request lines before it, without waiting for the batch; when
-    // a write is in flight (flush() then does nothing), as soon as that write is done.
-    let applicationLineWaiting = false;
-    stdout.on('drain', () => {
-      if (!applicationLineWaiting) return;
-      applicationLineWaiting = false;
-      stdout.flush();
-    });
-    applicationStream = {
-      write(line: string) {
-        stdout.write(line);
-        applicationLineWaiting = true;
-        stdout.flush();
-      },
-    };
-  }
+  const destination =
+    config.logFormat === 'pretty'
+      ? pino.transport({
+          target: 'pino-pretty',
+          options: { singleLine: true, translateTime: 'SYS:HH:MM:ss.l' },
+        })
+      : // Asynchronous writes to stdout: a request does not wait for its log line's write()
+        // system call; lines written while one is in flight go out together in the next. No
+        // minimum length, so a line still leaves at once on a quiet instance. pino flushes
+        // what is pending synchronously when the process exits (its own exit handler).
+        pino.destination({ dest: 1, sync: false });
   // With tracing on, a line written inside a traced request or webhook attempt names its
   // trace and span (trace_id, span_id); off, no line pays for the lookup.
   const traced = config.tracing !== undefined ? { mixin: () => currentTraceIds() ?? {} } : {};
   const logger = pino(
     { ...options, ...traced, redact: { paths: REDACTED, censor: '[redacted]' } },
-    applicationStream,
+    destination,
   );
   // Request lines are built here from fields that cannot hold a credential (method, path
   // without its query and without anything that could be a key, route pattern, status, a key's

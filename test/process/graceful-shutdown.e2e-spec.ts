@@ -107,8 +107,8 @@ describe('graceful shutdown on SIGTERM (real process)', () => {
     expect(inFlight.received()).toMatch(/\r\nConnection: close\r\n/i);
 
     expect(await service.exited).toEqual({ code: 0, signal: null });
-    // Request lines leave in batches: the last one, of the request finished while draining, was
-    // written before the process ended.
+    // The last request line, of the request finished while draining, was written before the
+    // process ended.
     const lastLine = (lines: string[]) =>
       lines.some((line) => line.includes('"msg":"POST /v1/categories 201"'));
     await untilOutputShows(service, lastLine);

@@ -126,8 +126,8 @@ function collectLines(stream: NodeJS.ReadableStream, lines: string[]): void {
 
 /**
  * Waits until `shows` holds for what the service has printed (stdout and stderr, line by line),
- * at most `timeoutMs`: request lines leave in batches, within 100 ms on a quiet instance
- * (docs/operating.md, Logs), so a test waits for the lines it expects rather than a set time.
+ * at most `timeoutMs`: a line is written after its answer (asynchronously, and later still on a
+ * loaded machine), so a test waits for the lines it expects rather than for a set time.
  */
 export async function untilOutputShows(
   service: ServiceProcess,
