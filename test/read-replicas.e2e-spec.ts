@@ -72,6 +72,34 @@ describe('reads with replicas that cannot take them (e2e)', () => {
     expect(await reads('replica')).toBe(0);
   });
 
+  it('polls a server that is not a hot standby on one connection, and one that is down by trying again', async () => {
+    const connects = { notAStandby: 0, notListening: 0 };
+    // Counted on the way through: every connection is a real one.
+    const prototype = pg.Client.prototype as unknown as {
+      connect: (this: pg.Client, ...args: unknown[]) => unknown;
+    };
+    const connect = prototype.connect;
+    prototype.connect = function (...args) {
+      const parameters = (this as unknown as { connectionParameters: pg.ClientConfig })
+        .connectionParameters;
+      if (parameters.application_name === 'petstore-api replica poll') {
+        if (parameters.port === 1) connects.notListening++;
+        else connects.notAStandby++;
+      }
+      return Reflect.apply(connect, this, args);
+    };
+    try {
+      // Ten polls of each (every 100 ms).
+      await new Promise((wait) => setTimeout(wait, 1000));
+    } finally {
+      prototype.connect = connect;
+    }
+    // The standby-that-is-not answers: its connection stays open (one, if it was dropped).
+    expect(connects.notAStandby).toBeLessThanOrEqual(1);
+    // The one that does not listen is tried again at each poll, so it is found once it is back.
+    expect(connects.notListening).toBeGreaterThanOrEqual(5);
+  });
+
   /**
    * Where the commit record of the transaction that inserted order `orderId` ends, found among
    * the records after `since` once flushed (pg_walinspect reads no further than the flushed WAL,

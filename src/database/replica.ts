@@ -77,8 +77,10 @@ export class Replica {
         'SELECT pg_last_wal_replay_lsn()::text AS replayed',
       );
       const replayed = rows[0]?.replayed;
-      // Not in recovery (promoted, or not a standby at all): not a replica of this primary.
-      if (!replayed) throw new Error('not a hot standby');
+      // Not in recovery (promoted, or not a standby at all): not a replica of this primary. It
+      // answers, so its connection is kept for the next poll rather than opened ten times a
+      // second.
+      if (!replayed) return this.markUnusable();
       this.replayed = parseWalPosition(replayed);
       this.lagMs = replicaLagMs(this.replayed, samples, Date.now());
       this.seenAt = Date.now();
@@ -102,9 +104,15 @@ export class Replica {
     return this.seenAt > 0 && Date.now() - this.seenAt <= FRESH_FOR_MS;
   }
 
-  markDown(): void {
+  /** Takes no reads until a poll finds it a current standby; its poll connection stays. */
+  private markUnusable(): void {
     this.seenAt = 0;
     this.lagMs = Infinity;
+  }
+
+  /** Takes no reads, and the next poll opens a new connection. */
+  markDown(): void {
+    this.markUnusable();
     const poller = this.poller;
     this.poller = undefined;
     poller?.end().catch(() => undefined);
