@@ -429,6 +429,9 @@ describe('OpenAPI document and Swagger UI (e2e)', () => {
       expect(reference).toContain("worker-src 'self' blob:");
       expect(reference).toContain("script-src 'self'");
       expect(reference).not.toContain('https:');
+      // Paths match in any case, as Express's routes do: /REFERENCE is the same page and policy.
+      const upper = await t.http.get('/REFERENCE/v2').expect(200);
+      expect(upper.headers['content-security-policy']).toBe(reference);
       const docs = (await t.http.get('/docs').expect(200)).headers['content-security-policy'];
       expect(docs).not.toContain('worker-src');
       expect(docs).not.toContain('blob:');

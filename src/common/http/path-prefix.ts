@@ -1,9 +1,13 @@
 /**
  * Whether `path` is `root` or under it as Express matches a mount path: whole segments, in any
  * case (Express routes are case-insensitive, so `/DOCS` reaches the same handler as `/docs`).
- * `root` is written in lower case.
+ * `root` is written in lower case. Every request asks this, so only the root's length of the
+ * path is lowercased, not the whole path.
  */
 export function isUnderPath(path: string, root: string): boolean {
-  const lower = path.toLowerCase();
-  return lower === root || lower.startsWith(`${root}/`);
+  if (path.length < root.length) return false;
+  if (path.length > root.length && path.charCodeAt(root.length) !== SLASH) return false;
+  return path.slice(0, root.length).toLowerCase() === root;
 }
+
+const SLASH = 0x2f;
