@@ -43,7 +43,7 @@ export class RedisRateLimitStorage implements RateLimitStorage, OnApplicationShu
     private readonly redis: Redis,
     private readonly prefix: string,
     /** Called for each count or look that Redis did not answer (the request went unchecked). */
-    private readonly unchecked: () => void = () => undefined,
+    private readonly unchecked: () => void,
   ) {
     redis.defineCommand('petstoreThrottle', { numberOfKeys: 2, lua: INCREMENT_SCRIPT });
     const command = (redis as unknown as { petstoreThrottle: ThrottleCommand }).petstoreThrottle;
