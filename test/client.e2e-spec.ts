@@ -8,7 +8,8 @@ import {
 import { loadConfig } from '../src/config/app-config.js';
 import { countRows, insertCategory, insertOrder, insertPet } from './support/factories.js';
 import { createTestApp, listeningOrigin, type TestApp } from './support/test-app.js';
-import { eventually, WebhookReceiver } from './support/webhook-receiver.js';
+import { WebhookReceiver } from './support/webhook-receiver.js';
+import { eventually } from './support/eventually.js';
 
 /*
  * @petstore/client (packages/client) against the real service: every operation of both

@@ -7,7 +7,8 @@ import {
   type ShellExample,
 } from './support/doc-examples.js';
 import { createTestApp, listeningOrigin, type TestApp } from './support/test-app.js';
-import { eventually, WebhookReceiver } from './support/webhook-receiver.js';
+import { WebhookReceiver } from './support/webhook-receiver.js';
+import { eventually } from './support/eventually.js';
 
 /**
  * Every shell example of README.md and docs/*.md runs, as written, against the real service

@@ -8,6 +8,7 @@ import { MetricsService } from '../src/metrics/metrics.service.js';
 import { insertPet } from './support/factories.js';
 import { expectErrorResponse } from './support/http-assertions.js';
 import { createTestApp, listeningOrigin, type TestApp } from './support/test-app.js';
+import { eventually } from './support/eventually.js';
 
 /** The value of one sample in Prometheus text, 0 when the series does not exist yet. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number {
@@ -27,14 +28,6 @@ async function insertOrders(db: pg.Pool, petId: number, count: number): Promise<
     `INSERT INTO orders (pet_id, quantity, status) SELECT $1, 1, 'pending' FROM generate_series(1, $2)`,
     [petId, count],
   );
-}
-
-async function until(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((wait) => setTimeout(wait, 25));
-  }
 }
 
 describe('Prometheus metrics on METRICS_PORT (e2e)', () => {
@@ -100,7 +93,7 @@ describe('Prometheus metrics on METRICS_PORT (e2e)', () => {
       requests(text, '', '404', 'DELETE') - requests(before, '', '404', 'DELETE'),
     ];
     let after = '';
-    await until(async () => counted((after = await scrape())).every((n) => n >= 1), 2000);
+    await eventually(async () => counted((after = await scrape())).every((n) => n >= 1), 2000);
     expect(counted(after)).toEqual([1, 1, 1]);
     expect(after).not.toMatch(/http_route="[^"]*999999/);
     const sum = (text: string): number =>
@@ -135,7 +128,7 @@ describe('Prometheus metrics on METRICS_PORT (e2e)', () => {
     const rejected = (text: string): number =>
       sample(text, 'petstore_rate_limit_rejections_total') - before;
     let after = '';
-    await until(async () => rejected((after = await scrape())) >= 2, 2000);
+    await eventually(async () => rejected((after = await scrape())) >= 2, 2000);
     expect(rejected(after)).toBe(2);
     expect(requests(after, '/v1/categories', '429')).toBeGreaterThanOrEqual(2);
   });
@@ -210,11 +203,11 @@ describe('Prometheus metrics on METRICS_PORT (e2e)', () => {
       sample(during, 'http_server_active_requests', { http_request_method: 'GET' }),
     ).toBeGreaterThanOrEqual(1);
     request.destroy();
-    await until(async () => abandoned(await scrape()) - abandoned(before) === 1, 5000);
+    await eventually(async () => abandoned(await scrape()) - abandoned(before) === 1, 5000);
     let after = '';
     const active = (text: string): number =>
       sample(text, 'http_server_active_requests', { http_request_method: 'GET' });
-    await until(async () => active((after = await scrape())) === 0, 2000);
+    await eventually(async () => active((after = await scrape())) === 0, 2000);
     expect(requests(after, '/v1/store/orders', '200')).toBe(
       requests(before, '/v1/store/orders', '200'),
     );
@@ -252,7 +245,7 @@ describe('Prometheus metrics on METRICS_PORT (e2e)', () => {
     ]);
     expect([body.slice(0, 12), headers.slice(0, 12)]).toEqual(['HTTP/1.1 408', 'HTTP/1.1 408']);
     let after = '';
-    await until(
+    await eventually(
       async () =>
         requests((after = await scrape()), '/v1/categories', '408', 'POST') -
           requests(before, '/v1/categories', '408', 'POST') ===
@@ -273,7 +266,7 @@ describe('Prometheus metrics on METRICS_PORT (e2e)', () => {
       statuses.map((status) => requests(text, '/v1/categories', status, 'POST'));
     await sendRaw(slowPost(`Bearer ${key}`), { hangUpAfterMs: 300 });
     let after = before;
-    await until(async () => count((after = await scrape()))[3] - count(before)[3] === 1, 2000);
+    await eventually(async () => count((after = await scrape()))[3] - count(before)[3] === 1, 2000);
     expect(count(after).map((n, i) => n - count(before)[i])).toEqual([0, 0, 0, 1]);
   });
 

@@ -6,6 +6,7 @@ import { loadConfig } from '../src/config/app-config.js';
 import { insertPet } from './support/factories.js';
 import { replicaCaughtUp } from './support/replica.js';
 import { createTestApp, listeningOrigin, type TestApp } from './support/test-app.js';
+import { eventually } from './support/eventually.js';
 
 /**
  * listOrders as PostgreSQL rendered it before the service did (json_build_object, to_char): the
@@ -90,17 +91,6 @@ function recordStatements(t: TestApp): { stop(): string[] } {
       return statements;
     },
   };
-}
-
-async function until(
-  condition: () => boolean | Promise<boolean>,
-  timeoutMs: number,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((wait) => setTimeout(wait, 20));
-  }
 }
 
 describe('GET /v1/store/orders streaming (e2e)', () => {
@@ -261,11 +251,11 @@ describe('GET /v1/store/orders: limits (e2e)', () => {
     } finally {
       for (const list of held) list.request.destroy();
     }
-    await until(() => pool(t).idleCount === pool(t).totalCount, 2000);
+    await eventually(() => pool(t).idleCount === pool(t).totalCount, 2000);
     const freed = await stalledList();
     expect(freed.response.statusCode).toBe(200);
     freed.request.destroy();
-    await until(() => pool(t).idleCount === pool(t).totalCount, 2000);
+    await eventually(() => pool(t).idleCount === pool(t).totalCount, 2000);
   });
 
   it('drops the connection of a list cut halfway, so its cancel cannot reach another request', async () => {
@@ -275,7 +265,7 @@ describe('GET /v1/store/orders: limits (e2e)', () => {
     let copyPid: number | undefined;
     try {
       expect(stalled.response.statusCode).toBe(200);
-      await until(async () => {
+      await eventually(async () => {
         const { rows } = await t.db.query<{ pid: number }>(LIST_SESSION_PIDS);
         copyPid = rows.length === 1 ? rows[0].pid : undefined;
         return copyPid !== undefined;
@@ -285,19 +275,19 @@ describe('GET /v1/store/orders: limits (e2e)', () => {
       stalled.request.destroy();
     }
     // The session that ran the COPY ends, and no COPY is left running on the server.
-    await until(async () => {
+    await eventually(async () => {
       const { rows } = await t.db.query<{ count: string }>(
         'SELECT count(*) FROM pg_stat_activity WHERE pid = $1',
         [copyPid],
       );
       return rows[0].count === '0';
     }, 2000);
-    await until(async () => {
+    await eventually(async () => {
       const { rows } = await t.db.query<{ count: string }>(OPEN_LIST_CURSORS);
       return rows[0].count === '0';
     }, 2000);
     // The pool holds nothing busy and serves the next request normally.
-    await until(() => pool(t).idleCount === pool(t).totalCount, 2000);
+    await eventually(() => pool(t).idleCount === pool(t).totalCount, 2000);
     expect(pool(t).waitingCount).toBe(0);
     const res = await t.http.get('/v2/store/orders?limit=5').set('Authorization', t.auth);
     expect(res.status).toBe(200);
@@ -308,7 +298,10 @@ describe('GET /v1/store/orders: limits (e2e)', () => {
     const started = Date.now();
     const stalled = await stalledList();
     expect(stalled.response.statusCode).toBe(200);
-    await until(() => pool(t).totalCount > 0 && pool(t).idleCount === pool(t).totalCount, 10_000);
+    await eventually(
+      () => pool(t).totalCount > 0 && pool(t).idleCount === pool(t).totalCount,
+      10_000,
+    );
     expect(Date.now() - started).toBeGreaterThanOrEqual(db.streamTimeoutMs - 100);
     // Reading again, the client finds the body cut short, not complete.
     const complete = new Promise<boolean>((done) =>
@@ -316,7 +309,7 @@ describe('GET /v1/store/orders: limits (e2e)', () => {
     );
     stalled.response.resume();
     expect(await complete).toBe(false);
-    await until(async () => {
+    await eventually(async () => {
       const { rows } = await t.db.query<{ count: string }>(OPEN_LIST_CURSORS);
       return rows[0].count === '0';
     }, 2000);

@@ -1,10 +1,10 @@
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { parseWalPosition } from '../src/database/wal-position.js';
-import { MetricsService } from '../src/metrics/metrics.service.js';
 import { insertPet } from './support/factories.js';
+import { metricTotal } from './support/metric-values.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
-import { eventually } from './support/webhook-receiver.js';
+import { eventually } from './support/eventually.js';
 
 /**
  * DATABASE_REPLICA_URLS with replicas that can never take a read: a server that is not a hot
@@ -41,15 +41,8 @@ describe('reads with replicas that cannot take them (e2e)', () => {
     await t.close();
   });
 
-  const reads = async (target: 'primary' | 'replica'): Promise<number> => {
-    const metric = await t.app
-      .get(MetricsService)
-      .registry.getSingleMetric('petstore_db_reads_total')
-      ?.get();
-    return (metric?.values ?? [])
-      .filter((value) => value.labels.target === target)
-      .reduce((sum, value) => sum + value.value, 0);
-  };
+  const reads = (target: 'primary' | 'replica'): Promise<number> =>
+    metricTotal(t, 'petstore_db_reads_total', { target });
 
   it('answers every listed read from the primary, none failing', async () => {
     // Several polls (every 100 ms) have found neither replica usable.
@@ -98,6 +91,15 @@ describe('reads with replicas that cannot take them (e2e)', () => {
     expect(connects.notAStandby).toBeLessThanOrEqual(1);
     // The one that does not listen is tried again at each poll, so it is found once it is back.
     expect(connects.notListening).toBeGreaterThanOrEqual(5);
+    // Neither is up nor within any lag bound, in the metrics operators read.
+    const notAStandby = new URL(NOT_A_STANDBY);
+    for (const replica of [
+      '127.0.0.1:1',
+      `${notAStandby.hostname}:${notAStandby.port || '5432'}`,
+    ]) {
+      expect(await metricTotal(t, 'petstore_db_replica_up', { replica })).toBe(0);
+      expect(await metricTotal(t, 'petstore_db_replica_lag_seconds', { replica })).toBe(Infinity);
+    }
   });
 
   /**

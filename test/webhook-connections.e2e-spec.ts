@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { ReceiverConnections } from '../src/webhooks/webhook-connections.js';
 import { sendDelivery, type SendOptions } from '../src/webhooks/webhook-sender.js';
 import type { ResolvedAddress } from '../src/webhooks/webhook-target.js';
-import { eventually } from './support/webhook-receiver.js';
+import { eventually } from './support/eventually.js';
 
 /*
  * The dispatcher's keep-alive connections to receivers (docs/webhooks.md, Delivery): the

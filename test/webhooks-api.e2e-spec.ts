@@ -6,7 +6,8 @@ import { loadConfig, type WebhookConfig } from '../src/config/app-config.js';
 import { insertPet } from './support/factories.js';
 import { expectErrorResponse, expectNoWrites, expectReplayOf } from './support/http-assertions.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
-import { eventually, WebhookReceiver } from './support/webhook-receiver.js';
+import { WebhookReceiver } from './support/webhook-receiver.js';
+import { eventually } from './support/eventually.js';
 
 function webhookSettings(overrides: Partial<WebhookConfig> = {}): WebhookConfig {
   return {

@@ -5,7 +5,8 @@ import { MetricsService } from '../src/metrics/metrics.service.js';
 import { insertPet } from './support/factories.js';
 import { expectErrorResponse } from './support/http-assertions.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
-import { eventually, WebhookReceiver, type ReceivedWebhook } from './support/webhook-receiver.js';
+import { WebhookReceiver, type ReceivedWebhook } from './support/webhook-receiver.js';
+import { eventually } from './support/eventually.js';
 
 /*
  * Webhooks that receivers and operators can run (docs/webhooks.md): updateWebhook, disabling

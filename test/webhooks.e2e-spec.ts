@@ -13,7 +13,8 @@ import { insertPet } from './support/factories.js';
 import { freePort } from './support/service-process.js';
 import { countStatements } from './support/statement-counter.js';
 import { startAppInstance, createTestApp, type TestApp } from './support/test-app.js';
-import { eventually, WebhookReceiver } from './support/webhook-receiver.js';
+import { WebhookReceiver } from './support/webhook-receiver.js';
+import { eventually } from './support/eventually.js';
 
 /** Fast polling, short retries and timeouts, loopback receivers allowed. */
 function webhookSettings(overrides: Partial<WebhookConfig> = {}): WebhookConfig {

@@ -7,6 +7,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { freePort, startService, type ServiceProcess } from '../support/service-process.js';
+import { eventually } from '../support/eventually.js';
 
 const DB_URL_CLI = join(import.meta.dirname, '..', '..', 'dist', 'database', 'database-url.cli.js');
 
@@ -62,14 +63,6 @@ async function release(server: Server): Promise<void> {
   await new Promise<void>((done) => server.close(() => done()));
 }
 
-async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((wait) => setTimeout(wait, 50));
-  }
-}
-
 /** The exit code, or what the service was doing instead when `timeoutMs` ran out. */
 async function exitCodeWithin(service: ServiceProcess, timeoutMs: number): Promise<unknown> {
   let timer: NodeJS.Timeout | undefined;
@@ -111,7 +104,7 @@ describe('the embedded PostgreSQL port of a data folder (real processes)', () =>
       { liveWithinMs: FIRST_START_MS },
     );
     running.add(service);
-    await until(
+    await eventually(
       () => service.stdout.some((line) => line.includes('Development key:')),
       10_000,
       'the development key',

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
-import { startService, untilOutputShows, type ServiceProcess } from '../support/service-process.js';
+import { startService, type ServiceProcess } from '../support/service-process.js';
 import { createTestDatabase, testRun } from '../support/test-database.js';
+import { eventually } from '../support/eventually.js';
 
 const KEY = `psk_${randomBytes(32).toString('base64url')}`;
 
@@ -16,14 +17,6 @@ async function openSocket(
   const closed = new Promise<void>((done) => socket.once('close', () => done()));
   await new Promise<void>((done, fail) => socket.once('connect', done).once('error', fail));
   return { socket, received: () => data, closed };
-}
-
-async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((wait) => setTimeout(wait, 25));
-  }
 }
 
 describe('graceful shutdown on SIGTERM (real process)', () => {
@@ -51,7 +44,7 @@ describe('graceful shutdown on SIGTERM (real process)', () => {
     // An idle keep-alive connection, and a request whose body is still on its way.
     const idle = await openSocket(port);
     idle.socket.write(`GET /health/live HTTP/1.1\r\nHost: x\r\n\r\n`);
-    await until(() => idle.received().includes('\r\n\r\n'), 5000);
+    await eventually(() => idle.received().includes('\r\n\r\n'), 5000);
     const body = JSON.stringify({ name: 'sent while draining' });
     const inFlight = await openSocket(port);
     inFlight.socket.write(
@@ -100,7 +93,7 @@ describe('graceful shutdown on SIGTERM (real process)', () => {
 
     // ...and the request in flight still completes.
     inFlight.socket.write(body.slice(5));
-    await until(() => inFlight.received().includes('\r\n\r\n{'), 5000);
+    await eventually(() => inFlight.received().includes('\r\n\r\n{'), 5000);
     expect(inFlight.received()).toMatch(/^HTTP\/1\.1 201 /);
     expect(inFlight.received()).toContain('"name":"sent while draining"');
     // Answered after the listener closed: the client is told to reconnect elsewhere.
@@ -111,7 +104,7 @@ describe('graceful shutdown on SIGTERM (real process)', () => {
     // process ended.
     const lastLine = (lines: string[]) =>
       lines.some((line) => line.includes('"msg":"POST /v1/categories 201"'));
-    await untilOutputShows(service, lastLine);
+    await eventually(() => lastLine(service!.stdout), 5000);
     expect(lastLine(service.stdout)).toBe(true);
     // A planned shutdown is not an incident: readiness 503s log no errors and no stack traces.
     const output = [...service.stdout, ...service.stderr];

@@ -3,8 +3,9 @@ import http from 'node:http';
 import { connect } from 'node:net';
 import pg from 'pg';
 import { insertPet } from '../support/factories.js';
-import { startService, untilOutputShows, type ServiceProcess } from '../support/service-process.js';
+import { startService, type ServiceProcess } from '../support/service-process.js';
 import { createTestDatabase, testRun } from '../support/test-database.js';
+import { eventually } from '../support/eventually.js';
 
 const KEY = `psk_${randomBytes(32).toString('base64url')}`;
 
@@ -50,7 +51,7 @@ describe('request logs (real process)', () => {
       headers: { Authorization: `Bearer ${KEY}`, 'X-Request-Id': 'trace-abc-1' },
     });
     expect(res.status).toBe(404);
-    await untilOutputShows(service, (lines) => lines.some((line) => line.includes('trace-abc-1')));
+    await eventually(() => service.stdout.some((line) => line.includes('trace-abc-1')), 5000);
     const lines = requestLines().filter((line) => line.req.id === 'trace-abc-1');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({
@@ -70,7 +71,7 @@ describe('request logs (real process)', () => {
     });
     const unknown = await fetch(`${service.url}/nope?token=${wrongKey}`);
     const ids = [refused.headers.get('x-request-id'), unknown.headers.get('x-request-id')];
-    await untilOutputShows(service, () => requestLinesOf(ids).length === ids.length);
+    await eventually(() => requestLinesOf(ids).length === ids.length, 5000);
     const lines = requestLinesOf(ids);
     expect(lines.map((line) => [line.res.statusCode, line.route])).toEqual([
       [401, '/v1/categories'],
@@ -98,7 +99,7 @@ describe('request logs (real process)', () => {
     expect(answers.map((answer) => answer.status)).toEqual([200, 400, 404]);
     const ids = answers.map((answer) => answer.headers.get('x-request-id') ?? '');
     expect(ids[0]).toMatch(/^[0-9a-f-]{36}$/);
-    await untilOutputShows(service, () => requestLinesOf(ids).length === ids.length);
+    await eventually(() => requestLinesOf(ids).length === ids.length, 5000);
     const lines = requestLinesOf(ids);
     expect(lines.map((line) => line.req.url).sort()).toEqual(
       ['/nope/psk_[redacted]', '/v1/categories', '/v1/store/orders/psk_[redacted]'].sort(),

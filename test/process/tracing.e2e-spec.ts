@@ -6,7 +6,8 @@ import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { startService, type ServiceProcess } from '../support/service-process.js';
 import { insertPet } from '../support/factories.js';
 import { createTestDatabase, testRun } from '../support/test-database.js';
-import { eventually, WebhookReceiver } from '../support/webhook-receiver.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
+import { eventually } from '../support/eventually.js';
 
 const KEY = `psk_${randomBytes(32).toString('base64url')}`;
 const REDIS_URL = process.env.PETSTORE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';

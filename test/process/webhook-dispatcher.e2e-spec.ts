@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { startService, type ServiceProcess } from '../support/service-process.js';
 import { createTestDatabase, testRun } from '../support/test-database.js';
-import { eventually, WebhookReceiver } from '../support/webhook-receiver.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
+import { eventually } from '../support/eventually.js';
 
 const KEY = `psk_${randomBytes(32).toString('base64url')}`;
 

@@ -1,13 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import {
-  freePort,
-  startService,
-  untilOutputShows,
-  type ServiceProcess,
-} from '../support/service-process.js';
+import { freePort, startService, type ServiceProcess } from '../support/service-process.js';
 import { createTestDatabase, testRun } from '../support/test-database.js';
-import { eventually, WebhookReceiver } from '../support/webhook-receiver.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
+import { eventually } from '../support/eventually.js';
 
 const KEY = `psk_${randomBytes(32).toString('base64url')}`;
 
@@ -100,9 +96,11 @@ describe('webhook secrets and failed attempts in the process logs (real process)
       expect((await api('DELETE', `/v2/webhooks/${id}`)).status).toBe(204);
     }
     // The last lines reach the pipe a moment after the answers.
-    await untilOutputShows(
-      service,
-      (lines) => lines.filter((line) => line.includes('/v2/webhooks')).length >= 8,
+    await eventually(
+      () =>
+        [...service.stdout, ...service.stderr].filter((line) => line.includes('/v2/webhooks'))
+          .length >= 8,
+      5000,
     );
 
     const lines = [...service.stdout, ...service.stderr];

@@ -123,19 +123,3 @@ function collectLines(stream: NodeJS.ReadableStream, lines: string[]): void {
     if (partial) lines.push(partial);
   });
 }
-
-/**
- * Waits until `shows` holds for what the service has printed (stdout and stderr, line by line),
- * at most `timeoutMs`: a line is written after its answer (asynchronously, and later still on a
- * loaded machine), so a test waits for the lines it expects rather than for a set time.
- */
-export async function untilOutputShows(
-  service: ServiceProcess,
-  shows: (lines: string[]) => boolean,
-  timeoutMs = 5000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!shows([...service.stdout, ...service.stderr]) && Date.now() < deadline) {
-    await new Promise((wait) => setTimeout(wait, 25));
-  }
-}

@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { eventually } from './eventually.js';
 
 export interface ReceivedWebhook {
   headers: IncomingHttpHeaders;
@@ -139,17 +140,5 @@ export class WebhookReceiver {
     for (const response of this.hanging) response.destroy();
     this.server.closeAllConnections();
     await new Promise<void>((done) => this.server.close(() => done()));
-  }
-}
-
-/** Waits until `condition` holds (polled every 25 ms), or fails after `timeoutMs`. */
-export async function eventually(
-  condition: () => boolean | Promise<boolean>,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((wait) => setTimeout(wait, 25));
   }
 }
