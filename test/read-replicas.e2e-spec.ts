@@ -3,6 +3,7 @@ import pg from 'pg';
 import { parseWalPosition } from '../src/database/wal-position.js';
 import { insertPet } from './support/factories.js';
 import { metricTotal } from './support/metric-values.js';
+import { monitorRedis } from './support/redis-monitor.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 import { eventually } from './support/eventually.js';
 
@@ -141,9 +142,9 @@ describe('reads with replicas that cannot take them (e2e)', () => {
       'SELECT pg_current_wal_insert_lsn()::text AS position',
     );
     const since = rows[0].position;
-    const monitor = await redis.monitor();
+    const monitor = await monitorRedis(REDIS_URL);
     const commands: string[] = [];
-    monitor.on('monitor', (_time: string, args: string[]) => commands.push(args.join(' ')));
+    monitor.onCommand((args) => commands.push(args.join(' ')));
     const sentAt = Date.now();
     try {
       const placed = await t.http
@@ -163,7 +164,7 @@ describe('reads with replicas that cannot take them (e2e)', () => {
       );
       expect(await redis.pttl(writes)).toBeGreaterThan(50_000);
     } finally {
-      monitor.disconnect();
+      monitor.stop();
     }
     // The mark was set, valid for 10 s, before the answer came, by this instance's one command.
     const marking = commands.filter((command) => command.startsWith(`hset ${writes} `));
@@ -210,9 +211,9 @@ describe('reads with replicas that cannot take them (e2e)', () => {
       }
       return Reflect.apply(original, this, args) as unknown;
     } as typeof original;
-    const monitor = await redis.monitor();
+    const monitor = await monitorRedis(REDIS_URL);
     let markings = 0;
-    monitor.on('monitor', (_time: string, args: string[]) => {
+    monitor.onCommand((args) => {
       if (args[0] === 'hset' && args[1] === writes) markings++;
     });
     // All at once: the hundred finish in much less than a second, even on a busy machine.
@@ -231,7 +232,7 @@ describe('reads with replicas that cannot take them (e2e)', () => {
       await eventually(unmarked);
     } finally {
       pg.Client.prototype.query = original;
-      monitor.disconnect();
+      monitor.stop();
     }
     const elapsedMs = performance.now() - started;
     expect(positionQueries).toBeGreaterThan(0);
