@@ -353,7 +353,7 @@ export class ReadRouter implements OnModuleInit, OnApplicationShutdown {
    * while the key's last write has no known position yet.
    */
   private async choose(): Promise<Replica | undefined> {
-    const keyId = servedRequest()?.request.apiKey?.keyId;
+    const keyId = servedRequest()?.keyId;
     const floor = this.floor;
     if (!this.enabled || keyId === undefined || floor === undefined) return undefined;
     if (this.pendingWrites.has(keyId)) return undefined;

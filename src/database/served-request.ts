@@ -6,6 +6,12 @@ import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
  * What read routing knows of the request being served (readYourWritesMiddleware): its caller,
  * whose key a read must honour, and, for a request that may write, whether one of its
  * statements may have committed on the primary (then its key's last write is recorded).
+ *
+ * It lets go of the request once answered: work started while serving (the socket's keep-alive
+ * timer, a log line's file write, a pool connection opened then, a timer) keeps the request's
+ * async context for as long as it lasts, and through it whatever the context holds. Holding
+ * the request there would keep each answered request's whole graph alive past the next young
+ * GC, into the old generation (docs/performance.md, Read replicas and the GC).
  */
 export class ServedRequest {
   /** A statement that may commit was sent on the primary while it was served. */
@@ -15,12 +21,30 @@ export class ServedRequest {
    * context) is not its own any more.
    */
   closed = false;
+  /** Until answered. */
+  private request: AuthenticatedRequest | undefined;
+  /** The caller's key, once answered (a streamed answer goes on reading after its head). */
+  private answeredKeyId: number | undefined;
 
   constructor(
-    readonly request: AuthenticatedRequest,
+    request: AuthenticatedRequest,
     /** It may write (any method but GET, HEAD, OPTIONS): its commits are noticed. */
     readonly writes: boolean,
-  ) {}
+  ) {
+    this.request = request;
+  }
+
+  /** The caller's key id, once the guard has found the key. */
+  get keyId(): number | undefined {
+    return this.request ? this.request.apiKey?.keyId : this.answeredKeyId;
+  }
+
+  /** Its answer's head is being written: the caller is known for good, the request let go. */
+  close(): void {
+    this.answeredKeyId = this.keyId;
+    this.request = undefined;
+    this.closed = true;
+  }
 }
 
 const servedRequests = new AsyncLocalStorage<ServedRequest>();
