@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Response, Test } from 'supertest';
 import { ApiKeysService } from '../src/auth/api-keys.service.js';
 import { insertCategory, insertOrder, insertPet, orderStatus } from './support/factories.js';
-import { eventually, expectErrorResponse, expectNoWrites } from './support/http-assertions.js';
+import { expectErrorResponse, expectNoWrites, pollUntil } from './support/http-assertions.js';
 import {
   contractOperations,
   webhookOperations,
@@ -211,7 +211,7 @@ describe('authentication (e2e)', () => {
         expect(before.status).toBe(200);
 
         expect(await service.revoke(record.id)).toBe(true);
-        const after = await eventually(
+        const after = await pollUntil(
           () => t.http.get('/v1/store/orders').set('Authorization', `Bearer ${key}`),
           (res) => res.status === 401,
           REVOCATION_DEADLINE_MS,
@@ -438,7 +438,7 @@ describe('authentication (e2e)', () => {
             [sha256(key)],
           );
           expect(await b.app.get(ApiKeysService).revoke(Number(rows[0].id))).toBe(true);
-          const revoked = await eventually(
+          const revoked = await pollUntil(
             () => b.http.get('/v1/categories').set('Authorization', `Bearer ${key}`),
             (res) => res.status === 401,
             REVOCATION_DEADLINE_MS,

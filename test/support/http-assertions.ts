@@ -86,7 +86,7 @@ export async function expectNoWrites(db: pg.Pool, act: () => Promise<void>): Pro
  * Polls `probe` until `done` accepts its value or `timeoutMs` passes, then returns the last
  * value: for rules with a deadline ("a revoked key stops working within 30 seconds").
  */
-export async function eventually<T>(
+export async function pollUntil<T>(
   probe: () => Promise<T>,
   done: (value: T) => boolean,
   timeoutMs: number,
