@@ -147,16 +147,13 @@ describe('request logs of unfinished answers and slow requests (real process)', 
 
   /** The request's line, once it is written. */
   async function lineOf(requestId: string): Promise<RequestLine> {
-    const deadline = Date.now() + 5000;
-    for (;;) {
-      const line = service.stdout
+    const find = (): RequestLine | undefined =>
+      service.stdout
         .filter((text) => text.startsWith('{') && text.includes(requestId))
         .map((text) => JSON.parse(text) as RequestLine)
         .find((parsed) => parsed.req?.id === requestId);
-      if (line) return line;
-      if (Date.now() > deadline) throw new Error(`no log line for ${requestId}`);
-      await new Promise((wait) => setTimeout(wait, 50));
-    }
+    await eventually(() => find() !== undefined, 5000, `a log line for ${requestId}`);
+    return find()!;
   }
 
   /** Writes `raw`; hangs up after `hangUpAfterMs`, else waits for the server to close. */
