@@ -130,7 +130,7 @@ describe('commits noticed for the request being served (real PostgreSQL)', () =>
     expect(servedRequest()).toBeUndefined();
 
     const answered = new ServedRequest(request, true);
-    answered.closed = true;
+    answered.close();
     await serving(answered, () => pool.query('INSERT INTO t (v) VALUES (6)'));
     expect(answered.committed).toBe(false);
   });

@@ -11,16 +11,11 @@ import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
  * timer, a log line's file write, a pool connection opened then, a timer) keeps the request's
  * async context for as long as it lasts, and through it whatever the context holds. Holding
  * the request there would keep each answered request's whole graph alive past the next young
- * GC, into the old generation (docs/performance.md, Read replicas and the GC).
+ * GC, into the old generation (docs/performance.md, One read replica: "Requests kept alive").
  */
 export class ServedRequest {
   /** A statement that may commit was sent on the primary while it was served. */
   committed = false;
-  /**
-   * Answered: work it started that goes on (a timer made while it was served keeps its
-   * context) is not its own any more.
-   */
-  closed = false;
   /** Until answered. */
   private request: AuthenticatedRequest | undefined;
   /** The caller's key, once answered (a streamed answer goes on reading after its head). */
@@ -39,11 +34,18 @@ export class ServedRequest {
     return this.request ? this.request.apiKey?.keyId : this.answeredKeyId;
   }
 
+  /**
+   * Answered: work it started that goes on (a timer made while it was served keeps its
+   * context) is not its own any more.
+   */
+  get closed(): boolean {
+    return this.request === undefined;
+  }
+
   /** Its answer's head is being written: the caller is known for good, the request let go. */
   close(): void {
     this.answeredKeyId = this.keyId;
     this.request = undefined;
-    this.closed = true;
   }
 }
 

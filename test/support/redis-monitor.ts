@@ -54,7 +54,7 @@ const ESCAPED: Record<string, string> = { n: '\n', r: '\r', t: '\t', a: '\x07', 
  * The arguments of one MONITOR line, `+<time> [<db> <client>] "arg" "arg" …`, each quoted
  * with Redis's escapes (\\, \", \n, \r, \t, \a, \b, \xHH).
  */
-export function monitoredArgs(line: string): string[] {
+function monitoredArgs(line: string): string[] {
   const args: string[] = [];
   let at = line.indexOf('] ');
   if (at < 0) return args;
