@@ -1,10 +1,11 @@
 import type { LoggerService } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { Server as NetServer, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AppConfig } from '../config/app-config.js';
 import { DrainState } from './drain-state.js';
+import { stopListening } from './stop-listening.js';
 
 /**
  * A connection is closed at shutdown only once it has been idle this long. Closing a keep-alive
@@ -13,6 +14,13 @@ import { DrainState } from './drain-state.js';
  * that race, so the shipped nginx config closes them after 4 s (deploy/nginx/nginx.conf).
  */
 const IDLE_BEFORE_CLOSE_MS = 5000;
+
+/**
+ * How long the listener may wait for a turn of the event loop that finds no connection queued
+ * for it (see stop-listening.ts). The first or second turn usually does; this bound matters
+ * only under a flood of new connections.
+ */
+const ACCEPT_QUEUE_WAIT_MS = 1000;
 
 /** The server's open connections, what they are doing, and whether the listener is closed. */
 export interface Connections {
@@ -56,9 +64,10 @@ export function prepareServer(server: Server): Connections {
 
 /**
  * On SIGTERM: readiness fails at once, and requests are served as usual for the drain delay
- * (a balancer needs a few health checks to notice). Then the listener closes; answers carry
- * Connection: close; connections idle for 5 s are closed; in-flight requests finish; the
- * app closes its pool and Redis; exit 0. All of it within SHUTDOWN_TIMEOUT_MS, else exit 1.
+ * (a balancer needs a few health checks to notice). Then the listener closes, in a turn that
+ * finds no connection waiting in its queue; answers carry Connection: close; connections idle
+ * for 5 s are closed; in-flight requests finish; the app closes its pool and Redis; exit 0.
+ * All of it within SHUTDOWN_TIMEOUT_MS, else exit 1.
  * SIGINT (Ctrl-C) and SIGHUP (the terminal closed) skip the delay; without SIGHUP handled, a
  * closed terminal would end the process at once and leave its embedded PostgreSQL running.
  */
@@ -89,12 +98,16 @@ export function exitGracefullyOnSignals(
     logger.log(`${signal}: not ready any more; serving for ${delay} ms, then closing`, 'Shutdown');
     await sleep(delay);
 
-    // net.Server#close, not http.Server#close: the latter also drops idle keep-alive
-    // connections at once, racing requests a balancer is sending on them right now.
     const server = app.getHttpServer();
-    const closed = new Promise<void>((resolve) =>
-      NetServer.prototype.close.call(server, () => resolve()),
-    );
+    // 'close' comes once the listener is closed and every connection has ended.
+    const closed = new Promise<void>((resolve) => server.once('close', () => resolve()));
+    const reset = await stopListening(server, ACCEPT_QUEUE_WAIT_MS);
+    if (reset > 0) {
+      logger.warn(
+        `stopped listening with ${reset} connections still queued after ${ACCEPT_QUEUE_WAIT_MS} ms; the kernel reset them`,
+        'Shutdown',
+      );
+    }
     connections.closing = true;
     for (const response of connections.responses) {
       if (!response.headersSent) response.setHeader('Connection', 'close');

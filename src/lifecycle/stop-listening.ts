@@ -1,0 +1,81 @@
+import { closeSync, openSync, readSync } from 'node:fs';
+import type { AddressInfo, Server } from 'node:net';
+import { Server as NetServer } from 'node:net';
+
+/** A TCP socket's state in /proc/net/tcp: 0A is LISTEN. */
+const LISTEN = '0A';
+const READ_CHUNK_BYTES = 16 * 1024;
+
+/**
+ * How many connections the kernel has completed for this listener that Node has not accepted
+ * yet (the listener's accept queue), or undefined where that cannot be read: Linux shows it as
+ * a listening socket's rx_queue in /proc/self/net/tcp (tcp6 for `::`). The kernel lists
+ * listening sockets first, so the read stops at the first socket that is not one: the file can
+ * hold thousands of connections on a shared host, and the answer must be fresh when the caller
+ * acts on it.
+ */
+export function pendingConnections(server: Server): number | undefined {
+  const address = server.address() as AddressInfo | null;
+  if (!address || typeof address !== 'object') return undefined;
+  const file = address.family === 'IPv6' ? '/proc/self/net/tcp6' : '/proc/self/net/tcp';
+  const port = `:${address.port.toString(16).toUpperCase().padStart(4, '0')}`;
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return undefined; // not Linux, or no /proc
+  }
+  try {
+    const buffer = Buffer.alloc(READ_CHUNK_BYTES);
+    let rest = '';
+    let header = true;
+    for (;;) {
+      const read = readSync(fd, buffer, 0, buffer.length, null);
+      if (read === 0) return undefined;
+      const lines = (rest + buffer.toString('latin1', 0, read)).split('\n');
+      rest = lines.pop() ?? '';
+      for (const line of lines) {
+        if (header) {
+          header = false;
+          continue;
+        }
+        // sl local_address rem_address st tx_queue:rx_queue ...
+        const [, local, , state, queues] = line.trim().split(/\s+/);
+        if (state !== LISTEN) return undefined;
+        if (local?.endsWith(port)) return parseInt(queues?.split(':')[1] ?? '', 16);
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Closes the listener without resetting the connections in its accept queue. Closing a
+ * listening socket makes the kernel reset every connection it completed that the process had
+ * not accepted yet; a balancer that opened one of those has already sent its request, and
+ * cannot pass a POST on to another instance (docs/operating.md, Running behind a load balancer). So the
+ * listener closes in a turn of the event loop that finds the queue empty, right after the
+ * loop has accepted what was there; after `maxWaitMs` it closes anyway.
+ *
+ * Resolves once the listener is closed (its connections may still be open), with the number
+ * of queued connections that closing reset: 0 unless the wait ran out.
+ */
+export function stopListening(server: Server, maxWaitMs: number): Promise<number> {
+  const deadline = Date.now() + maxWaitMs;
+  return new Promise((resolve) => {
+    const attempt = (): void => {
+      const pending = pendingConnections(server) ?? 0;
+      if (pending > 0 && Date.now() < deadline) {
+        // After this turn's poll phase, which accepts them.
+        setImmediate(attempt);
+        return;
+      }
+      // net.Server#close, not http.Server#close: the latter also drops idle keep-alive
+      // connections at once, racing requests a balancer is sending on them right now.
+      NetServer.prototype.close.call(server);
+      resolve(pending);
+    };
+    attempt();
+  });
+}
