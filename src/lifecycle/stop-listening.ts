@@ -54,9 +54,9 @@ export function pendingConnections(server: Server): number | undefined {
  * Closes the listener without resetting the connections in its accept queue. Closing a
  * listening socket makes the kernel reset every connection it completed that the process had
  * not accepted yet; a balancer that opened one of those has already sent its request, and
- * cannot pass a POST on to another instance (docs/operating.md, Running behind a load balancer). So the
- * listener closes in a turn of the event loop that finds the queue empty, right after the
- * loop has accepted what was there; after `maxWaitMs` it closes anyway.
+ * cannot pass a POST on to another instance (docs/operating.md, Running behind a load
+ * balancer). So the listener closes in a turn of the event loop that finds the queue empty,
+ * right after the loop has accepted what was there; after `maxWaitMs` it closes anyway.
  *
  * Resolves once the listener is closed (its connections may still be open), with the number
  * of queued connections that closing reset: 0 unless the wait ran out.
