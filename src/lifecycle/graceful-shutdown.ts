@@ -16,9 +16,9 @@ import { stopListening } from './stop-listening.js';
 const IDLE_BEFORE_CLOSE_MS = 5000;
 
 /**
- * How long the listener may wait for a turn of the event loop that finds no connection queued
- * for it (see stop-listening.ts). The first or second turn usually does; this bound matters
- * only under a flood of new connections.
+ * How long the listener may wait for its accept queue to be empty (see stop-listening.ts). It
+ * usually is, or is after the next accept; this bound matters only under a flood of new
+ * connections.
  */
 const ACCEPT_QUEUE_WAIT_MS = 1000;
 
@@ -64,8 +64,8 @@ export function prepareServer(server: Server): Connections {
 
 /**
  * On SIGTERM: readiness fails at once, and requests are served as usual for the drain delay
- * (a balancer needs a few health checks to notice). Then the listener closes, in a turn that
- * finds no connection waiting in its queue; answers carry Connection: close; connections idle
+ * (a balancer needs a few health checks to notice). Then the listener closes, once no
+ * connection waits in its accept queue; answers carry Connection: close; connections idle
  * for 5 s are closed; in-flight requests finish; the app closes its pool and Redis; exit 0.
  * All of it within SHUTDOWN_TIMEOUT_MS, else exit 1.
  * SIGINT (Ctrl-C) and SIGHUP (the terminal closed) skip the delay; without SIGHUP handled, a

@@ -4,7 +4,7 @@ import { Server as NetServer } from 'node:net';
 
 /** A TCP socket's state in /proc/net/tcp: 0A is LISTEN. */
 const LISTEN = '0A';
-const READ_CHUNK_BYTES = 16 * 1024;
+const READ_CHUNK_BYTES = 2048;
 
 /**
  * How many connections the kernel has completed for this listener that Node has not accepted
@@ -55,27 +55,40 @@ export function pendingConnections(server: Server): number | undefined {
  * listening socket makes the kernel reset every connection it completed that the process had
  * not accepted yet; a balancer that opened one of those has already sent its request, and
  * cannot pass a POST on to another instance (docs/operating.md, Running behind a load
- * balancer). So the listener closes in a turn of the event loop that finds the queue empty,
- * right after the loop has accepted what was there; after `maxWaitMs` it closes anyway.
+ * balancer). So the listener closes when the queue is empty: at once if it is, else right
+ * after accepting a connection leaves it empty (in the 'connection' event, which Node emits
+ * inside its accept loop, before any other work of the turn can let the queue fill again).
+ * After `maxWaitMs` of a queue that never empties, it closes anyway.
  *
  * Resolves once the listener is closed (its connections may still be open), with the number
  * of queued connections that closing reset: 0 unless the wait ran out.
  */
 export function stopListening(server: Server, maxWaitMs: number): Promise<number> {
-  const deadline = Date.now() + maxWaitMs;
   return new Promise((resolve) => {
-    const attempt = (): void => {
-      const pending = pendingConnections(server) ?? 0;
-      if (pending > 0 && Date.now() < deadline) {
-        // After this turn's poll phase, which accepts them.
-        setImmediate(attempt);
-        return;
-      }
-      // net.Server#close, not http.Server#close: the latter also drops idle keep-alive
-      // connections at once, racing requests a balancer is sending on them right now.
-      NetServer.prototype.close.call(server);
+    const pending = pendingConnections(server) ?? 0;
+    if (pending === 0 || maxWaitMs <= 0) {
+      closeListener(server);
       resolve(pending);
+      return;
+    }
+    const deadline = setTimeout(() => close(pendingConnections(server) ?? 0), maxWaitMs);
+    const close = (reset: number): void => {
+      server.off('connection', closeIfEmpty);
+      clearTimeout(deadline);
+      closeListener(server);
+      resolve(reset);
     };
-    attempt();
+    const closeIfEmpty = (): void => {
+      if (!pendingConnections(server)) close(0);
+    };
+    server.on('connection', closeIfEmpty);
   });
+}
+
+/**
+ * net.Server#close, not http.Server#close: the latter also drops idle keep-alive connections
+ * at once, racing requests a balancer is sending on them right now.
+ */
+function closeListener(server: Server): void {
+  NetServer.prototype.close.call(server);
 }
