@@ -1,5 +1,5 @@
 import { closeSync, openSync, readSync } from 'node:fs';
-import type { AddressInfo, Server } from 'node:net';
+import type { Server } from 'node:net';
 import { Server as NetServer } from 'node:net';
 
 /** A TCP socket's state in /proc/net/tcp: 0A is LISTEN. */
@@ -15,8 +15,9 @@ const READ_CHUNK_BYTES = 2048;
  * acts on it.
  */
 export function pendingConnections(server: Server): number | undefined {
-  const address = server.address() as AddressInfo | null;
-  if (!address || typeof address !== 'object') return undefined;
+  const address = server.address();
+  // Not listening, or on a pipe.
+  if (address === null || typeof address === 'string') return undefined;
   const file = address.family === 'IPv6' ? '/proc/self/net/tcp6' : '/proc/self/net/tcp';
   const port = `:${address.port.toString(16).toUpperCase().padStart(4, '0')}`;
   let fd: number;
@@ -42,7 +43,9 @@ export function pendingConnections(server: Server): number | undefined {
         // sl local_address rem_address st tx_queue:rx_queue ...
         const [, local, , state, queues] = line.trim().split(/\s+/);
         if (state !== LISTEN) return undefined;
-        if (local?.endsWith(port)) return parseInt(queues?.split(':')[1] ?? '', 16);
+        if (!local?.endsWith(port)) continue;
+        const queued = parseInt(queues?.split(':')[1] ?? '', 16);
+        return Number.isNaN(queued) ? undefined : queued;
       }
     }
   } finally {
