@@ -49,6 +49,21 @@ async function clientQueuedAtClose(server: Server, close: () => void): Promise<s
   return output;
 }
 
+/**
+ * stopListening(server, maxWaitMs) called while a client's connection waits in the queue: what
+ * the client got, what stopListening answered, and whether the server still listens after.
+ */
+async function stopWithClientQueued(
+  maxWaitMs: number,
+): Promise<{ answer: string; reset: number; stillListening: boolean }> {
+  const server = await listening('127.0.0.1');
+  let stopped: Promise<number> | undefined;
+  const answer = await clientQueuedAtClose(server, () => {
+    stopped = stopListening(server, maxWaitMs);
+  });
+  return { answer, reset: await stopped!, stillListening: server.listening };
+}
+
 describe('stopListening', () => {
   it.each(['127.0.0.1', '::'])('reads the accept queue of a listener on %s', async (host) => {
     const server = await listening(host);
@@ -70,24 +85,16 @@ describe('stopListening', () => {
   });
 
   it('serves the connection queued when it is asked to stop, then closes the listener', async () => {
-    const server = await listening('127.0.0.1');
-    let stopped: Promise<number> | undefined;
-    const answer = await clientQueuedAtClose(server, () => {
-      stopped = stopListening(server, 5000);
-    });
+    const { answer, reset, stillListening } = await stopWithClientQueued(5000);
     expect(answer).toBe('HTTP/1.1 200 OK');
-    expect(await stopped).toBe(0);
-    expect(server.listening).toBe(false);
+    expect(reset).toBe(0);
+    expect(stillListening).toBe(false);
   });
 
   it('closes anyway once the wait runs out, and says how many connections that reset', async () => {
-    const server = await listening('127.0.0.1');
-    let stopped: Promise<number> | undefined;
-    const answer = await clientQueuedAtClose(server, () => {
-      stopped = stopListening(server, 0);
-    });
+    const { answer, reset, stillListening } = await stopWithClientQueued(0);
     expect(answer).toBe('ECONNRESET');
-    expect(await stopped).toBe(1);
-    expect(server.listening).toBe(false);
+    expect(reset).toBe(1);
+    expect(stillListening).toBe(false);
   });
 });
