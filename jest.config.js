@@ -34,9 +34,9 @@ export const testTimeout = 30000;
  * have their own configuration, jest.browser.config.js (`npm run test:browser`).
  */
 export default {
-  // The e2e files wait on PostgreSQL and HTTP more than they compute. Jest's default, a worker
-  // per core less one, runs them one file at a time on a 2-core machine such as CI's; two
-  // workers there take the suite from about 9 to about 6 minutes.
+  // The e2e files wait on PostgreSQL and HTTP more than they compute, so they gain from a second
+  // worker even where Jest's default (a worker per core less one) would give a 2-core machine,
+  // such as CI's, only one.
   maxWorkers: Math.max(2, availableParallelism() - 1),
   projects: [
     {
