@@ -15,7 +15,6 @@ import { LifecycleModule } from './lifecycle/lifecycle.module.js';
 import { LoggingModule, createHttpLogger } from './logging/logging.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { PetsModule } from './pets/pets.module.js';
-import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
 import { StoreModule } from './store/store.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
@@ -46,9 +45,8 @@ export class AppModule {
         OpenApiModule,
       ],
       providers: [
-        // Global guards run in this order: count the request against its key's (or, without
-        // a valid key, its address's) limit, then refuse it unless the key is valid.
-        { provide: APP_GUARD, useClass: RateLimitGuard },
+        // The one global guard: counts the request against its key's (or, without a valid
+        // key, its address's) limit, then refuses it unless the key is valid.
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
       ],

@@ -1,11 +1,12 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { DomainError } from '../common/errors/domain-error.js';
 import { ErrorCode } from '../common/errors/error-code.js';
 import type { ApiKeyPrincipal } from './api-keys.service.js';
+import { RateLimiter } from '../rate-limit/rate-limiter.js';
 import { isPublicRoute } from './public.decorator.js';
-import { RequestAuthenticator, type RequestIdentity } from './request-authenticator.js';
+import type { RequestIdentity } from './request-authenticator.js';
 
 const REALM = 'Bearer realm="petstore"';
 
@@ -14,25 +15,27 @@ export interface AuthenticatedRequest extends Request {
 }
 
 /**
- * Deny by default: every route needs a valid API key unless marked @Public(). Body parsing
- * happens later (in an interceptor), so an unauthenticated request is refused before its body
- * is read. Only the rate limiter runs earlier, so that guessing keys is slow (and an unknown
- * key is counted against its address before it costs a database lookup).
+ * Deny by default: every route needs a valid API key unless marked @Public(). The rate limiter
+ * counts the request first and answers who sent it, so that guessing keys is slow (an unknown
+ * key is counted against its address before it costs a database lookup); then a request
+ * without a valid key is refused. One guard does both: the limiter already knows the caller.
+ * Body parsing happens later (in an interceptor), so a refused request's body is never read.
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
-    private readonly authenticator: RequestAuthenticator,
+    private readonly limiter: RateLimiter,
   ) {}
 
-  /** Without waiting when memory knows the key (the rate limiter, before, has asked). */
+  /** Without waiting when memory knows the key and the limiter counts in memory. */
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     if (isPublicRoute(this.reflector, context)) {
       return true;
     }
-    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const identity = this.authenticator.identify(request);
+    const http = context.switchToHttp();
+    const request = http.getRequest<AuthenticatedRequest>();
+    const identity = this.limiter.admit(request, http.getResponse<Response>());
     return identity instanceof Promise
       ? identity.then((known) => admitted(request, known))
       : admitted(request, identity);

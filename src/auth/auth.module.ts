@@ -5,7 +5,7 @@ import { ApiKeyRepository } from './api-key.repository.js';
 import { ApiKeysService } from './api-keys.service.js';
 import { RequestAuthenticator } from './request-authenticator.js';
 
-/** API keys and request authentication; AppModule installs the guards, in order. */
+/** API keys and request authentication; AppModule installs the guard (ApiKeyGuard). */
 @Module({
   imports: [TypeOrmModule.forFeature([ApiKeyEntity])],
   providers: [ApiKeyRepository, ApiKeysService, RequestAuthenticator],

@@ -13,15 +13,12 @@ const NO_KEY: RequestIdentity = { principal: null, keySent: false };
 const REFUSED_KEY: RequestIdentity = { principal: null, keySent: true };
 
 /**
- * Reads the API key of a request once. The rate limiter (which keys its counts on it) and the
- * API key guard (which refuses without it) both ask; the answer is kept per request. Memory
- * answers first (recall); only a key memory does not know costs a database lookup (identify),
- * and the rate limiter counts that request against its address before it asks.
+ * Who sent a request. Memory answers first (recall); only a key memory does not know costs a
+ * database lookup (identify), and the rate limiter, the one caller, counts that request against
+ * its address before it asks.
  */
 @Injectable()
 export class RequestAuthenticator {
-  private readonly identities = new WeakMap<Request, RequestIdentity | Promise<RequestIdentity>>();
-
   constructor(private readonly apiKeys: ApiKeysService) {}
 
   /**
@@ -29,33 +26,21 @@ export class RequestAuthenticator {
    * refused lately. Undefined when only the database can (identify asks it).
    */
   recall(request: Request): RequestIdentity | undefined {
-    const identity = this.identities.get(request);
-    if (identity !== undefined) {
-      return identity instanceof Promise ? undefined : identity;
-    }
     const token = bearerToken(request.headers.authorization);
-    if (typeof token !== 'string') {
-      return this.keep(request, token);
-    }
+    if (typeof token !== 'string') return token;
     const principal = this.apiKeys.recall(token);
     if (principal === undefined) return undefined;
-    return this.keep(request, principal ? { principal } : REFUSED_KEY);
+    return principal ? { principal } : REFUSED_KEY;
   }
 
-  /** The request's identity, from memory or else from the database (one lookup per request). */
+  /** The request's identity, from memory or else from the database. */
   identify(request: Request): RequestIdentity | Promise<RequestIdentity> {
-    const identity = this.identities.get(request) ?? this.recall(request);
-    if (identity !== undefined) return identity;
-    const resolved = this.apiKeys
-      .verify(bearerToken(request.headers.authorization) as string)
-      .then((principal): RequestIdentity => (principal ? { principal } : REFUSED_KEY));
-    this.identities.set(request, resolved);
-    return resolved;
-  }
-
-  private keep(request: Request, identity: RequestIdentity): RequestIdentity {
-    this.identities.set(request, identity);
-    return identity;
+    return (
+      this.recall(request) ??
+      this.apiKeys
+        .verify(bearerToken(request.headers.authorization) as string)
+        .then((principal): RequestIdentity => (principal ? { principal } : REFUSED_KEY))
+    );
   }
 }
 

@@ -56,7 +56,7 @@ const parseJson = json({
 
 /**
  * Reads a route's JSON body. Parsing sits in an interceptor, not global middleware, so it
- * runs after the guards: an unauthenticated request is refused before its body is read.
+ * runs after the guard: an unauthenticated request is refused before its body is read.
  */
 @Injectable()
 export class JsonBodyInterceptor implements NestInterceptor {

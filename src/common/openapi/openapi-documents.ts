@@ -210,10 +210,10 @@ export function setupOpenApi(
 }
 
 /**
- * Headers the global RateLimitGuard sends on every answer it has counted, while limiting is on
- * (a limit of 0 turns it off). Guards run before pipes, interceptors and handlers, so that is
- * every answer of an operation: 2xx and 4xx, the 401 and the 429 included, and a 5xx from
- * anything after the guard. Not the 431, which the HTTP server answers before any route.
+ * Headers the global guard (ApiKeyGuard, through RateLimiter) sends on every answer it has
+ * counted, while limiting is on (a limit of 0 turns it off). The guard runs before pipes,
+ * interceptors and handlers, so that is every answer of an operation: 2xx and 4xx, the 401 and
+ * the 429 included, and a 5xx from anything after the guard. Not the 431, which the HTTP server answers before any route.
  */
 const RATE_LIMIT_HEADERS: Record<string, HeaderObject> = {
   'X-RateLimit-Limit': {
@@ -284,7 +284,7 @@ function operationsOf(document: OpenAPIObject): OperationObject[] {
 
 /**
  * Documents what app-wide machinery adds to every operation, once, as components referenced
- * from each: the headers on every response (the request id, the rate-limit guard's, CORS) and
+ * from each: the headers on every response (the request id, the rate limiter's, CORS) and
  * the 431 of the HTTP server. A decorator could not do it: nestjs/swagger replaces a status's
  * whole response entry when a second decorator describes it, so the headers of its own
  * (Location, Deprecation, Retry-After) would be lost.
