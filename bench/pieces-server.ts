@@ -117,6 +117,18 @@ async function main(): Promise<void> {
   ) {
     return args.some((arg) => skipped.has(arg)) ? this : nestUse.apply(this, args);
   };
+  // The builds since the middlewares share one layer add them to a MiddlewareChain instead.
+  const chainFile = join(dist, 'common', 'http', 'middleware-chain.js');
+  if (existsSync(chainFile)) {
+    const { MiddlewareChain } = await load<{
+      MiddlewareChain: { prototype: { use(middleware: unknown): unknown } };
+    }>('common/http/middleware-chain.js');
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- applied to its own instance below
+    const chainUse = MiddlewareChain.prototype.use;
+    MiddlewareChain.prototype.use = function (this: unknown, middleware: unknown) {
+      return skipped.has(middleware) ? this : chainUse.call(this, middleware);
+    };
+  }
   await configureApp(app, config);
   if (gone('API key guard')) {
     // The whole guard, the rate limiter's count with it (the guard runs it). Every request is

@@ -6,6 +6,7 @@ import { authenticateUndecodablePaths } from './auth/undecodable-path.middleware
 import { API_VERSION_PREFIXES, type ApiVersion } from './common/api-version.js';
 import { sendRouteNotFound } from './common/errors/all-exceptions.filter.js';
 import { corsOptions } from './common/http/cors.js';
+import { MiddlewareChain } from './common/http/middleware-chain.js';
 import { refuseUnmetHttpRequirements } from './common/http/http-semantics.middleware.js';
 import { configureHttpServer } from './common/http/http-server.js';
 import { ReadRouter } from './database/read-router.js';
@@ -59,24 +60,27 @@ export async function configureApp(
     httpLogger.refused(rejection);
     countRejection?.(rejection.answer.status);
   });
+  // One Express layer for every middleware a request passes (see MiddlewareChain), in order.
+  const middlewares = new MiddlewareChain();
   // First, so that everything after runs in the request's span (its log line names the trace).
-  if (config.tracing) app.use(serverSpanMiddleware());
+  if (config.tracing) middlewares.use(serverSpanMiddleware());
   // Then, so every answer is measured, the ones refused by later middleware too.
-  if (metrics.enabled) app.use(httpMetricsMiddleware(metrics));
-  app.use(requestIdMiddleware);
-  app.use(httpLogger.middleware);
-  app.use(securityHeaders);
+  if (metrics.enabled) middlewares.use(httpMetricsMiddleware(metrics));
+  middlewares.use(requestIdMiddleware);
+  middlewares.use(httpLogger.middleware);
+  middlewares.use(securityHeaders);
   // No Host, an unmet Expect: refused before anything else, with the Error body.
-  app.use(refuseUnmetHttpRequirements);
+  middlewares.use(refuseUnmetHttpRequirements);
   const limiter = app.get(RateLimiter);
-  app.use(
+  middlewares.use(
     authenticateUndecodablePaths(API_VERSION_PREFIXES, (request, response) =>
       limiter.admit(request, response),
     ),
   );
   const readRouter = app.get(ReadRouter);
   // Reads then know their caller, and writes are recorded before their answers.
-  if (readRouter.enabled) app.use(readYourWritesMiddleware(readRouter));
+  if (readRouter.enabled) middlewares.use(readYourWritesMiddleware(readRouter));
+  app.use(middlewares.handler());
   if (config.corsOrigins.length > 0) {
     app.enableCors(corsOptions(config.corsOrigins));
   }
