@@ -6,6 +6,7 @@ interface Operation {
   operationId?: string;
   'x-stability'?: string;
   deprecated?: boolean;
+  parameters?: Array<{ name: string; schema?: { maxLength?: number; pattern?: string } }>;
 }
 interface OpenApiDocument {
   info: { version: string };
@@ -115,6 +116,26 @@ describe('v2 beside v1 (e2e)', () => {
         });
       }
     });
+
+    it.each([
+      ['/store/orders', ['pending', 'shipped', 'cancelled']],
+      ['/pets', ['available', 'pending', 'sold']],
+    ])(
+      'bounds the status filter of %s as the service does: every status once is the longest value',
+      async (path, statuses) => {
+        const schema = v2.paths[path].get.parameters?.find((p) => p.name === 'status')?.schema;
+        const pattern = new RegExp(schema?.pattern ?? '(?!)');
+        const every = statuses.join(',');
+        expect(every).toMatch(pattern);
+        expect(every.length).toBe(schema?.maxLength);
+        await t.http.get(`/v2${path}?status=${every}`).set('Authorization', t.auth).expect(200);
+        // One character more names a status twice or one that does not exist: refused alike.
+        const longer = `${every},${statuses[0]}`;
+        expect(longer).not.toMatch(pattern);
+        const res = await t.http.get(`/v2${path}?status=${longer}`).set('Authorization', t.auth);
+        expectErrorResponse(res, 400, 'VALIDATION_FAILED');
+      },
+    );
 
     it("replaces a base address's trailing version with the document's own", async () => {
       const configured = await createTestApp({

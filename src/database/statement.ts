@@ -30,27 +30,49 @@ function isRowsAndCount(result: unknown): result is [unknown[], number] {
 }
 
 /**
- * One keyset page of `from` (`SELECT … FROM table`): the rows matching `conditions`, by id in
- * `order`, at most `limit` (a placeholder). With several `statuses` (placeholders), one branch
- * per status, each walking (status, id) in order, merged: no status filter reads past the page.
+ * One keyset page's statement, built up: the rows after the id `after` (exclusive) in `order`,
+ * each condition added with its parameters, at most `take` of them. Keyset on the id, never an
+ * offset: a deep page costs what the first costs.
  */
-export function keysetPageSql(
-  from: string,
-  conditions: readonly string[],
-  statuses: readonly string[],
-  order: 'asc' | 'desc',
-  limit: string,
-): string {
-  const direction = order === 'asc' ? 'ASC' : 'DESC';
-  const select = (extra: string[]) => {
-    const where = [...conditions, ...extra];
-    return `${from}
+export class KeysetPage {
+  readonly params: unknown[] = [];
+  private readonly conditions: string[] = [];
+
+  constructor(
+    private readonly order: 'asc' | 'desc',
+    after: string | undefined,
+  ) {
+    if (after !== undefined) this.where(`id ${order === 'asc' ? '>' : '<'} ${this.param(after)}`);
+  }
+
+  /** The placeholder of a new parameter, `value`. */
+  param(value: unknown): string {
+    return `$${this.params.push(value)}`;
+  }
+
+  where(condition: string): this {
+    this.conditions.push(condition);
+    return this;
+  }
+
+  /**
+   * The page of `from` (`SELECT … FROM table`). With several `statuses`, one branch per status,
+   * each walking (status, id) in order, merged: no status filter reads past the page.
+   */
+  sql(from: string, statuses: readonly string[] | undefined, take: number): string {
+    const limit = this.param(take);
+    const placeholders = (statuses ?? []).map((status) => this.param(status));
+    const direction = this.order === 'asc' ? 'ASC' : 'DESC';
+    const select = (extra: string[]) => {
+      const where = [...this.conditions, ...extra];
+      return `${from}
         ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
         ORDER BY id ${direction} LIMIT ${limit}`;
-  };
-  return statuses.length <= 1
-    ? select(statuses.map((status) => `status = ${status}`))
-    : `SELECT * FROM (${statuses
-        .map((status) => `(${select([`status = ${status}`])})`)
-        .join(' UNION ALL ')}) AS page ORDER BY id ${direction} LIMIT ${limit}`;
+    };
+    return placeholders.length <= 1
+      ? select(placeholders.map((status) => `status = ${status}`))
+      : `SELECT * FROM (${placeholders
+          .map((status) => `(${select([`status = ${status}`])})`)
+          .join(' UNION ALL ')}) AS page ORDER BY id ${direction} LIMIT ${limit}`;
+  }
 }

@@ -1,4 +1,4 @@
-import { keysetPageSql, type Statement } from '../database/statement.js';
+import { KeysetPage, type Statement } from '../database/statement.js';
 import type { PetStatus } from './pet.entity.js';
 
 /** What v2 listPets filters on; absent = no condition. */
@@ -37,27 +37,16 @@ export const petStatements = {
     after: string | undefined,
     take: number,
   ): Statement {
-    const params: unknown[] = [];
-    const param = (value: unknown) => `$${params.push(value)}`;
-    const conditions: string[] = [];
-    if (after !== undefined) conditions.push(`id ${order === 'asc' ? '>' : '<'} ${param(after)}`);
+    const page = new KeysetPage(order, after);
     if (filter.categoryId !== undefined) {
-      conditions.push(`category_id = ${param(filter.categoryId)}`);
+      page.where(`category_id = ${page.param(filter.categoryId)}`);
     }
-    const limit = param(take);
-    const statuses = (filter.statuses ?? []).map(param);
-    const page = keysetPageSql(
-      'SELECT id, name, status, category_id FROM pets',
-      conditions,
-      statuses,
-      order,
-      limit,
-    );
+    const pets = page.sql('SELECT id, name, status, category_id FROM pets', filter.statuses, take);
     return {
       sql: `SELECT ${PET_WITH_CATEGORY}
-        FROM (${page}) AS p LEFT JOIN categories c ON c.id = p.category_id
+        FROM (${pets}) AS p LEFT JOIN categories c ON c.id = p.category_id
         ORDER BY p.id ${order === 'asc' ? 'ASC' : 'DESC'}`,
-      params,
+      params: page.params,
     };
   },
 };

@@ -8,7 +8,7 @@ import { Int64IdPipe } from '../common/http/int64-id.pipe.js';
 import { NEXT_PAGE_LINK_HEADER, PageDto, pageExample } from '../common/pagination/page.dto.js';
 import { Paginator, type Page } from '../common/pagination/paginator.js';
 import { PetDto } from './dto/pet.dto.js';
-import { ApiPetListQuery, PetListQueryPipe, type PetListQuery } from './dto/pet-list.query.js';
+import { ApiPetListQuery, PET_LIST_QUERY, type PetListQuery } from './dto/pet-list.query.js';
 import { PET_EXAMPLE, PET_LIST_EXAMPLE } from './pet-examples.js';
 import { PetsService } from './pets.service.js';
 
@@ -46,7 +46,7 @@ export class PetsV2Controller {
   })
   @ApiErrorResponses(ErrorCode.VALIDATION_FAILED)
   async list(
-    @Query(PetListQueryPipe) query: PetListQuery,
+    @Query(PET_LIST_QUERY) query: PetListQuery,
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<Page<PetDto>> {

@@ -1,5 +1,5 @@
 import { withAttachedWrites, type AttachedWrite } from '../database/attached-writes.js';
-import { keysetPageSql, type Statement } from '../database/statement.js';
+import { KeysetPage, type Statement } from '../database/statement.js';
 import { outboxWrite, outboxCtes, outboxTraceparent } from '../webhooks/outbox.js';
 import type { OrderListFilter } from './dto/order-list.query.js';
 import { ORDER_JSON } from './order-json.js';
@@ -28,27 +28,16 @@ export const orderStatements = {
     after: string | undefined,
     take: number,
   ): Statement {
-    const params: unknown[] = [];
-    const param = (value: unknown) => `$${params.push(value)}`;
-    const conditions: string[] = [];
-    if (after !== undefined) conditions.push(`id ${order === 'asc' ? '>' : '<'} ${param(after)}`);
-    if (filter.petId !== undefined) conditions.push(`pet_id = ${param(filter.petId)}`);
+    const page = new KeysetPage(order, after);
+    if (filter.petId !== undefined) page.where(`pet_id = ${page.param(filter.petId)}`);
     if (filter.shipDateFrom !== undefined) {
-      conditions.push(`ship_date >= ${param(filter.shipDateFrom)}::timestamptz`);
+      page.where(`ship_date >= ${page.param(filter.shipDateFrom)}::timestamptz`);
     }
     if (filter.shipDateTo !== undefined) {
-      conditions.push(`ship_date < ${param(filter.shipDateTo)}::timestamptz`);
+      page.where(`ship_date < ${page.param(filter.shipDateTo)}::timestamptz`);
     }
-    const limit = param(take);
-    const statuses = (filter.statuses ?? []).map(param);
-    const sql = keysetPageSql(
-      `SELECT ${ORDER_JSON.columns()} FROM orders`,
-      conditions,
-      statuses,
-      order,
-      limit,
-    );
-    return { sql, params };
+    const sql = page.sql(`SELECT ${ORDER_JSON.columns()} FROM orders`, filter.statuses, take);
+    return { sql, params: page.params };
   },
 
   findById(id: string): Statement {

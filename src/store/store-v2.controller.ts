@@ -11,7 +11,7 @@ import type { IdempotentResponse, IdempotentRequest } from '../idempotency/idemp
 import { IdempotencyKey } from '../idempotency/idempotent.decorator.js';
 import {
   ApiOrderListQuery,
-  OrderListQueryPipe,
+  ORDER_LIST_QUERY,
   type OrderListQuery,
 } from './dto/order-list.query.js';
 import { OrderDto } from './dto/order.dto.js';
@@ -58,7 +58,7 @@ export class StoreV2Controller {
   })
   @ApiErrorResponses(ErrorCode.VALIDATION_FAILED)
   async list(
-    @Query(OrderListQueryPipe) query: OrderListQuery,
+    @Query(ORDER_LIST_QUERY) query: OrderListQuery,
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<Page<OrderDto>> {

@@ -1,4 +1,4 @@
-import { applyDecorators, Injectable, type PipeTransform } from '@nestjs/common';
+import { applyDecorators } from '@nestjs/common';
 import { ApiQuery } from '@nestjs/swagger';
 import { ValidationFailedError } from '../../common/errors/domain-error.js';
 import {
@@ -6,14 +6,16 @@ import {
   formatMicros,
   parseDateTimeWithOffset,
 } from '../../common/http/date-time.js';
-import { ApiPageQuery } from '../../common/pagination/page-query.decorator.js';
 import {
-  PAGE_QUERY_PARAMETERS,
-  QueryParameters,
-  readIdParameter,
-  readPageQuery,
+  ApiPageQuery,
+  ApiStatusFilterQuery,
+} from '../../common/pagination/page-query.decorator.js';
+import {
+  ListQueryPipe,
+  readIdFilter,
   readStatusFilter,
-  type PageQuery,
+  type ListQuery,
+  type QueryParameters,
 } from '../../common/pagination/page-query.js';
 import { OrderStatus } from '../order.entity.js';
 
@@ -27,43 +29,18 @@ export interface OrderListFilter {
   shipDateTo?: string;
 }
 
-export interface OrderListQuery {
-  page: PageQuery;
-  filter: OrderListFilter;
-  /** The filter in canonical form, as the cursor binds it. */
-  canonical: Array<[string, string]>;
-}
+export type OrderListQuery = ListQuery<OrderListFilter>;
 
 const STATUSES = Object.values(OrderStatus);
-const PARAMETERS = [
-  ...PAGE_QUERY_PARAMETERS,
-  'status',
-  'petId',
-  'shipDateFrom',
-  'shipDateTo',
-] as const;
 
-/**
- * The query string of v2 listOrders (docs/api.md, Pages), checked whole: unknown, repeated or
- * empty parameters and values out of range are 400 VALIDATION_FAILED naming the parameter.
- */
-@Injectable()
-export class OrderListQueryPipe implements PipeTransform<unknown, OrderListQuery> {
-  transform(query: unknown): OrderListQuery {
-    const parameters = new QueryParameters(query, PARAMETERS);
-    const page = readPageQuery(parameters);
-    const filter: OrderListFilter = {};
-    const canonical: Array<[string, string]> = [];
-
-    const statuses = readStatusFilter(parameters, STATUSES, canonical);
-    if (statuses !== undefined) filter.statuses = statuses;
-
-    const petId = readIdParameter(parameters, 'petId');
-    if (petId !== undefined) {
-      filter.petId = petId;
-      canonical.push(['petId', petId]);
-    }
-
+/** The query string of v2 listOrders, checked whole (ListQueryPipe). */
+export const ORDER_LIST_QUERY = new ListQueryPipe(
+  ['status', 'petId', 'shipDateFrom', 'shipDateTo'],
+  (parameters, canonical): OrderListFilter => {
+    const filter: OrderListFilter = {
+      statuses: readStatusFilter(parameters, STATUSES, canonical),
+      petId: readIdFilter(parameters, 'petId', canonical),
+    };
     const from = readDateTime(parameters, 'shipDateFrom');
     const to = readDateTime(parameters, 'shipDateTo');
     if (from !== undefined && to !== undefined && from >= to) {
@@ -78,9 +55,9 @@ export class OrderListQueryPipe implements PipeTransform<unknown, OrderListQuery
       filter.shipDateTo = formatMicros(to);
       canonical.push(['shipDateTo', filter.shipDateTo]);
     }
-    return { page, filter, canonical };
-  }
-}
+    return filter;
+  },
+);
 
 function readDateTime(parameters: QueryParameters, name: string): bigint | undefined {
   const text = parameters.get(name);
@@ -96,22 +73,11 @@ function readDateTime(parameters: QueryParameters, name: string): bigint | undef
   return micros;
 }
 
-/** The OpenAPI parameters of v2 listOrders, as OrderListQueryPipe accepts them. */
+/** The OpenAPI parameters of v2 listOrders, as ORDER_LIST_QUERY accepts them. */
 export const ApiOrderListQuery = (): MethodDecorator =>
   applyDecorators(
     ApiPageQuery(),
-    ApiQuery({
-      name: 'status',
-      required: false,
-      description:
-        'Only orders in one of these statuses: one or more of pending, shipped, cancelled, separated by commas, each at most once',
-      schema: {
-        type: 'string',
-        maxLength: 26,
-        pattern: '^(pending|shipped|cancelled)(,(pending|shipped|cancelled)){0,2}$',
-        example: 'pending,shipped',
-      },
-    }),
+    ApiStatusFilterQuery('orders', STATUSES, 'pending,shipped'),
     ApiQuery({
       name: 'petId',
       required: false,
