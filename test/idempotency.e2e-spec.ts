@@ -510,7 +510,12 @@ describe('Idempotency-Key on placeOrder and createCategory (e2e)', () => {
       ).rows[0];
       const scope = { apiKeyId: Number(keyId), version: 'v1', operation: 'placeOrder', key };
       const fingerprint = requestFingerprint({});
-      const result = await repository.claim(scope, fingerprint, crypto.randomUUID(), 10, 60);
+      const result = await repository.claim(scope, {
+        fingerprint,
+        token: crypto.randomUUID(),
+        lockSeconds: 10,
+        retentionSeconds: 60,
+      });
       if (!('claimed' in result)) throw new Error('expected a claim');
       // Another request takes it over once the lock has expired.
       await t.db.query(

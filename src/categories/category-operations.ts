@@ -2,10 +2,8 @@ import { HttpCode, HttpStatus, Post, applyDecorators } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOperation } from '@nestjs/swagger';
 import type { ApiVersion } from '../common/api-version.js';
 import {
-  ApiErrorResponses,
-  IDEMPOTENCY_KEY_ERRORS,
+  ApiIdempotentErrorResponses,
   IDEMPOTENT_REPLAYED_HEADER,
-  JSON_BODY_ERRORS,
 } from '../common/errors/api-error-responses.decorator.js';
 import { ErrorCode } from '../common/errors/error-code.js';
 import { Stability } from '../common/http/api-decorators.js';
@@ -40,5 +38,5 @@ export const CreateCategoryOperation = (version: ApiVersion): MethodDecorator =>
       example: CATEGORY_EXAMPLE,
       headers: IDEMPOTENT_REPLAYED_HEADER,
     }),
-    ApiErrorResponses(...JSON_BODY_ERRORS, ErrorCode.CATEGORY_EXISTS, ...IDEMPOTENCY_KEY_ERRORS),
+    ApiIdempotentErrorResponses(ErrorCode.CATEGORY_EXISTS),
   );

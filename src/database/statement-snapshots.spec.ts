@@ -46,6 +46,13 @@ interface Snapshot {
 const at = (iso: string) => new Date(iso);
 const SECRET = Buffer.alloc(32, 7);
 const CLAIM = { id: '11', token: '6f1c3b0e-1d2a-4c5b-9e8f-7a6b5c4d3e2f' };
+/** How the claims below hold their key. */
+const HOLD = {
+  fingerprint: Buffer.alloc(32, 1),
+  token: CLAIM.token,
+  lockSeconds: 60,
+  retentionSeconds: 86400,
+};
 /** The record an Idempotency-Key create completes in its own statement. */
 const recording = (bodySql: string, locationPrefix: string | null) =>
   idempotencyStatements.recordResponse(CLAIM, {
@@ -356,16 +363,13 @@ const SNAPSHOTS: Snapshot[] = [
         title: 'a request with an Idempotency-Key',
         made: idempotencyStatements.claim(
           { apiKeyId: 3, version: 'v1', operation: 'placeOrder', key: 'k-1' },
-          Buffer.alloc(32, 1),
-          CLAIM.token,
-          60,
-          86400,
+          HOLD,
         ),
       },
       {
         builder: 'takeOver',
         title: 'a key free again',
-        made: idempotencyStatements.takeOver('11', Buffer.alloc(32, 1), CLAIM.token, 60, 86400),
+        made: idempotencyStatements.takeOver('11', HOLD),
       },
       {
         builder: 'recordResponse',

@@ -1,6 +1,6 @@
 import type { AttachedWrite } from '../database/attached-writes.js';
 import type { Statement } from '../database/statement.js';
-import type { Claim, IdempotencyScope } from './idempotency.repository.js';
+import type { Claim, HoldTerms, IdempotencyScope } from './idempotency.repository.js';
 
 /** What a create's statement records under a claimed key (see recordResponse). */
 export interface ResponseToRecord {
@@ -25,13 +25,7 @@ export const idempotencyStatements = {
    * new record. No row when another request inserted the scope's record after this
    * statement's snapshot began (the unique constraint).
    */
-  claim(
-    scope: IdempotencyScope,
-    fingerprint: Buffer,
-    token: string,
-    lockSeconds: number,
-    retentionSeconds: number,
-  ): Statement {
+  claim(scope: IdempotencyScope, terms: HoldTerms): Statement {
     return {
       sql: `WITH existing AS (
          SELECT id, fingerprint, state, locked_until > now() AS locked, expires_at <= now() AS expired,
@@ -60,10 +54,10 @@ export const idempotencyStatements = {
         scope.version,
         scope.operation,
         scope.key,
-        fingerprint,
-        token,
-        lockSeconds,
-        retentionSeconds,
+        terms.fingerprint,
+        terms.token,
+        terms.lockSeconds,
+        terms.retentionSeconds,
       ],
     };
   },
@@ -72,13 +66,7 @@ export const idempotencyStatements = {
    * Takes record `id` over for `token` if its key is free again (expired) or its request ended
    * without an answer (lock expired): answers its id, no row when it is neither.
    */
-  takeOver(
-    id: string,
-    fingerprint: Buffer,
-    token: string,
-    lockSeconds: number,
-    retentionSeconds: number,
-  ): Statement {
+  takeOver(id: string, terms: HoldTerms): Statement {
     return {
       // A SELECT around the UPDATE: TypeORM answers an UPDATE's rows in another shape.
       sql: `WITH taken AS (
@@ -92,7 +80,7 @@ export const idempotencyStatements = {
          RETURNING id
        )
        SELECT id FROM taken`,
-      params: [id, fingerprint, token, lockSeconds, retentionSeconds],
+      params: [id, terms.fingerprint, terms.token, terms.lockSeconds, terms.retentionSeconds],
     };
   },
 

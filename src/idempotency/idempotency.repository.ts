@@ -23,6 +23,17 @@ export interface StoredResponse {
   location: string | null;
 }
 
+/**
+ * How a request holds a key: its body's fingerprint, the token that makes the record its own,
+ * how long it holds it (the lock) and how long the answer is remembered.
+ */
+export interface HoldTerms {
+  fingerprint: Buffer;
+  token: string;
+  lockSeconds: number;
+  retentionSeconds: number;
+}
+
 /** A record this request holds: it alone may complete it (the token). */
 export interface Claim {
   id: string;
@@ -74,20 +85,11 @@ export class IdempotencyRepository {
    * by `token`. Two requests that both saw nothing meet at the unique constraint: one inserts,
    * the other inserts nothing and sees nothing in its snapshot (`raced`: read again).
    */
-  async claim(
-    scope: IdempotencyScope,
-    fingerprint: Buffer,
-    token: string,
-    lockSeconds: number,
-    retentionSeconds: number,
-  ): Promise<ClaimResult> {
-    const rows = await runStatement<ClaimRow>(
-      this.dataSource,
-      statements.claim(scope, fingerprint, token, lockSeconds, retentionSeconds),
-    );
+  async claim(scope: IdempotencyScope, terms: HoldTerms): Promise<ClaimResult> {
+    const rows = await runStatement<ClaimRow>(this.dataSource, statements.claim(scope, terms));
     const row = rows[0];
     if (!row) return { raced: true };
-    if (row.claimed) return { claimed: { id: row.id, token } };
+    if (row.claimed) return { claimed: { id: row.id, token: terms.token } };
     const completed = row.state === 'completed';
     return {
       existing: {
@@ -113,18 +115,12 @@ export class IdempotencyRepository {
    * answer (lock expired): null when it is neither any more (another request took it first,
    * or the purge deleted it).
    */
-  async takeOver(
-    id: string,
-    fingerprint: Buffer,
-    token: string,
-    lockSeconds: number,
-    retentionSeconds: number,
-  ): Promise<Claim | null> {
+  async takeOver(id: string, terms: HoldTerms): Promise<Claim | null> {
     const rows = await runStatement<{ id: string }>(
       this.dataSource,
-      statements.takeOver(id, fingerprint, token, lockSeconds, retentionSeconds),
+      statements.takeOver(id, terms),
     );
-    return rows[0] ? { id: rows[0].id, token } : null;
+    return rows[0] ? { id: rows[0].id, token: terms.token } : null;
   }
 
   /**

@@ -143,24 +143,19 @@ export class IdempotencyService {
   private async claim(request: IdempotentRequest): Promise<Claim | IdempotentResponse> {
     const { lockSeconds, retentionSeconds } = this.settings;
     for (let attempt = 1; attempt <= MAX_CLAIM_ATTEMPTS; attempt++) {
-      const token = randomUUID();
-      const result = await this.mayTakeKey(
-        this.repository.claim(request, request.fingerprint, token, lockSeconds, retentionSeconds),
-      );
+      const terms = {
+        fingerprint: request.fingerprint,
+        token: randomUUID(),
+        lockSeconds,
+        retentionSeconds,
+      };
+      const result = await this.mayTakeKey(this.repository.claim(request, terms));
       if ('claimed' in result) return result.claimed;
       if ('raced' in result) continue;
       const record = result.existing;
       if (record.expired || record.abandoned) {
         // Nothing is remembered under the key any more: it is free, whatever the body.
-        const taken = await this.mayTakeKey(
-          this.repository.takeOver(
-            record.id,
-            request.fingerprint,
-            token,
-            lockSeconds,
-            retentionSeconds,
-          ),
-        );
+        const taken = await this.mayTakeKey(this.repository.takeOver(record.id, terms));
         if (taken) return taken;
         continue;
       }

@@ -9,12 +9,11 @@ import {
 import type { ApiVersion } from '../common/api-version.js';
 import {
   ApiErrorResponses,
-  IDEMPOTENCY_KEY_ERRORS,
+  ApiIdempotentErrorResponses,
   IDEMPOTENT_REPLAYED_HEADER,
-  JSON_BODY_ERRORS,
 } from '../common/errors/api-error-responses.decorator.js';
 import { ErrorCode } from '../common/errors/error-code.js';
-import { ApiInt64IdParam, Stability } from '../common/http/api-decorators.js';
+import { ApiInt64IdParam, Stability, locationHeader } from '../common/http/api-decorators.js';
 import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import { OrderDto } from './dto/order.dto.js';
 import { PlaceOrderDto } from './dto/place-order.dto.js';
@@ -56,25 +55,14 @@ export const PlaceOrderOperation = (version: ApiVersion): MethodDecorator =>
       description: 'The new order, pending',
       example: PENDING_ORDER_EXAMPLE,
       headers: {
-        Location: {
-          description: 'Path of the new order',
-          // Ids are assigned up to 2^53 - 1: at most 16 digits.
-          schema: {
-            type: 'string',
-            format: 'uri-reference',
-            maxLength: 33,
-            pattern: `^/v${version}/store/orders/[1-9][0-9]{0,15}$`,
-            example: `/v${version}/store/orders/42`,
-          },
-        },
+        ...locationHeader('Path of the new order', `/v${version}/store/orders/`, 42),
         ...IDEMPOTENT_REPLAYED_HEADER,
       },
     }),
-    ApiErrorResponses(
-      ...JSON_BODY_ERRORS,
-      { code: ErrorCode.PET_NOT_FOUND, status: HttpStatus.UNPROCESSABLE_ENTITY },
-      ...IDEMPOTENCY_KEY_ERRORS,
-    ),
+    ApiIdempotentErrorResponses({
+      code: ErrorCode.PET_NOT_FOUND,
+      status: HttpStatus.UNPROCESSABLE_ENTITY,
+    }),
   );
 
 /** GET /store/orders/{orderId}. */

@@ -10,13 +10,13 @@ import {
 } from '@nestjs/swagger';
 import {
   ApiErrorResponses,
-  IDEMPOTENCY_KEY_ERRORS,
+  ApiIdempotentErrorResponses,
   IDEMPOTENT_REPLAYED_HEADER,
   JSON_BODY_ERRORS,
 } from '../common/errors/api-error-responses.decorator.js';
 import { ErrorCode } from '../common/errors/error-code.js';
 import { JsonBody } from '../common/http/json-body.interceptor.js';
-import { ApiInt64IdParam, Beta } from '../common/http/api-decorators.js';
+import { ApiInt64IdParam, Beta, locationHeader } from '../common/http/api-decorators.js';
 import { NEXT_PAGE_LINK_HEADER, PageDto, pageExample } from '../common/pagination/page.dto.js';
 import { ApiPageQuery } from '../common/pagination/page-query.decorator.js';
 import { Idempotent } from '../idempotency/idempotent.decorator.js';
@@ -83,25 +83,11 @@ export const CreateWebhookOperation = (): MethodDecorator =>
       description: 'The new subscription and its secret',
       example: CREATED_WEBHOOK_EXAMPLE,
       headers: {
-        Location: {
-          description: 'Path of the new subscription',
-          schema: {
-            type: 'string',
-            format: 'uri-reference',
-            maxLength: 29,
-            pattern: '^/v2/webhooks/[1-9][0-9]{0,15}$',
-            example: '/v2/webhooks/12',
-          },
-        },
+        ...locationHeader('Path of the new subscription', WEBHOOK_PATH, 12),
         ...IDEMPOTENT_REPLAYED_HEADER,
       },
     }),
-    ApiErrorResponses(
-      ...JSON_BODY_ERRORS,
-      ErrorCode.WEBHOOK_LIMIT_REACHED,
-      ErrorCode.WEBHOOK_NOT_FOUND,
-      ...IDEMPOTENCY_KEY_ERRORS,
-    ),
+    ApiIdempotentErrorResponses(ErrorCode.WEBHOOK_LIMIT_REACHED, ErrorCode.WEBHOOK_NOT_FOUND),
   );
 
 /** GET /webhooks: this API key's subscriptions, a page at a time. */
@@ -263,7 +249,7 @@ export const RotateWebhookSecretOperation = (): MethodDecorator =>
       example: ROTATED_WEBHOOK_SECRET_EXAMPLE,
       headers: IDEMPOTENT_REPLAYED_HEADER,
     }),
-    ApiErrorResponses(...JSON_BODY_ERRORS, ErrorCode.WEBHOOK_NOT_FOUND, ...IDEMPOTENCY_KEY_ERRORS),
+    ApiIdempotentErrorResponses(ErrorCode.WEBHOOK_NOT_FOUND),
   );
 
 /** GET /webhooks/{webhookId}/deliveries/{eventId}. */

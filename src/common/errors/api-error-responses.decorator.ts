@@ -120,7 +120,7 @@ export const JSON_BODY_ERRORS: readonly DocumentedError[] = [
 ];
 
 /** What an operation that takes an Idempotency-Key can answer about the key. */
-export const IDEMPOTENCY_KEY_ERRORS: readonly DocumentedError[] = [
+const IDEMPOTENCY_KEY_ERRORS: readonly DocumentedError[] = [
   ErrorCode.IDEMPOTENCY_KEY_IN_USE,
   ErrorCode.IDEMPOTENCY_KEY_REUSED,
 ];
@@ -169,6 +169,14 @@ export function ApiErrorResponses(...errors: DocumentedError[]): MethodDecorator
       }),
     );
   return applyDecorators(...decorators);
+}
+
+/**
+ * The errors of an operation that reads a JSON body and takes an Idempotency-Key (@Idempotent):
+ * the body's, `own` (what its statement refuses), then the key's.
+ */
+export function ApiIdempotentErrorResponses(...own: DocumentedError[]): MethodDecorator {
+  return ApiErrorResponses(...JSON_BODY_ERRORS, ...own, ...IDEMPOTENCY_KEY_ERRORS);
 }
 
 function headersOf(

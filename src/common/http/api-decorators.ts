@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiExtension, ApiParam, ApiProperty } from '@nestjs/swagger';
+import { ApiExtension, ApiParam, ApiProperty, type HeadersObject } from '@nestjs/swagger';
 import type { ApiVersion } from '../api-version.js';
 
 /** Marks an operation added beyond the original interface (may still change; docs/api.md). */
@@ -14,6 +14,29 @@ export const Beta = (): MethodDecorator => ApiExtension('x-stability', 'beta');
  */
 export const Stability = (version: ApiVersion, inV1: 'experimental' | 'stable'): MethodDecorator =>
   version === '2' ? Beta() : inV1 === 'experimental' ? Experimental() : applyDecorators();
+
+/**
+ * The Location header of a 201: the new resource's path, `pathPrefix` and its id. Ids are
+ * assigned up to 2^53 - 1: at most 16 digits.
+ */
+export function locationHeader(
+  description: string,
+  pathPrefix: string,
+  exampleId: number,
+): HeadersObject {
+  return {
+    Location: {
+      description,
+      schema: {
+        type: 'string',
+        format: 'uri-reference',
+        maxLength: pathPrefix.length + 16,
+        pattern: `^${pathPrefix}[1-9][0-9]{0,15}$`,
+        example: `${pathPrefix}${exampleId}`,
+      },
+    },
+  };
+}
 
 /** Documents an int64 path id the way Int64IdPipe accepts it. */
 export const ApiInt64IdParam = (name: string, description: string): MethodDecorator =>
