@@ -8,7 +8,7 @@ import { Int64IdPipe } from '../common/http/int64-id.pipe.js';
 import { NEXT_PAGE_LINK_HEADER, PageDto, pageExample } from '../common/pagination/page.dto.js';
 import { Paginator, type Page } from '../common/pagination/paginator.js';
 import { PetDto } from './dto/pet.dto.js';
-import { ApiPetListQuery, PET_LIST_QUERY, type PetListQuery } from './dto/pet-list.query.js';
+import { PET_LIST_QUERY, type PetListQuery } from './dto/pet-list.query.js';
 import { PET_EXAMPLE, PET_LIST_EXAMPLE } from './pet-examples.js';
 import { PetsService } from './pets.service.js';
 
@@ -37,7 +37,7 @@ export class PetsV2Controller {
       'Pages cut on the id (keyset): follow nextCursor, or the Link header, to the end. Filters combine (AND); ' +
       'unknown, repeated or empty parameters are refused, and a cursor only fits the query that issued it.',
   })
-  @ApiPetListQuery()
+  @PET_LIST_QUERY.apiQuery()
   @ApiOkResponse({
     type: PetPageDto,
     description: 'A page of the matching pets',

@@ -9,11 +9,7 @@ import { NEXT_PAGE_LINK_HEADER, PageDto, pageExample } from '../common/paginatio
 import { Paginator, type Page } from '../common/pagination/paginator.js';
 import type { IdempotentResponse, IdempotentRequest } from '../idempotency/idempotency.service.js';
 import { IdempotencyKey } from '../idempotency/idempotent.decorator.js';
-import {
-  ApiOrderListQuery,
-  ORDER_LIST_QUERY,
-  type OrderListQuery,
-} from './dto/order-list.query.js';
+import { ORDER_LIST_QUERY, type OrderListQuery } from './dto/order-list.query.js';
 import { OrderDto } from './dto/order.dto.js';
 import { PlaceOrderDto } from './dto/place-order.dto.js';
 import {
@@ -49,7 +45,7 @@ export class StoreV2Controller {
       'Pages cut on the id (keyset): follow nextCursor, or the Link header, to the end. Filters combine (AND); ' +
       'unknown, repeated or empty parameters are refused, and a cursor only fits the query that issued it.',
   })
-  @ApiOrderListQuery()
+  @ORDER_LIST_QUERY.apiQuery()
   @ApiOkResponse({
     type: OrderPageDto,
     description: 'A page of the matching orders',

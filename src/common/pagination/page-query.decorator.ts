@@ -31,26 +31,3 @@ export const ApiPageQuery = (): MethodDecorator =>
       schema: { type: 'string', enum: ['asc', 'desc'], default: 'asc' },
     }),
   );
-
-/**
- * The OpenAPI parameter of a list's `status` filter (readStatusFilter): one or more of
- * `statuses`, comma-separated, each at most once. `items` names what is listed.
- */
-export const ApiStatusFilterQuery = (
-  items: string,
-  statuses: readonly string[],
-  example: string,
-): MethodDecorator => {
-  const one = `(${statuses.join('|')})`;
-  return ApiQuery({
-    name: 'status',
-    required: false,
-    description: `Only ${items} in one of these statuses: one or more of ${statuses.join(', ')}, separated by commas, each at most once`,
-    schema: {
-      type: 'string',
-      maxLength: statuses.join(',').length,
-      pattern: `^${one}(,${one}){0,${statuses.length - 1}}$`,
-      example,
-    },
-  });
-};

@@ -1,6 +1,4 @@
-import type { PipeTransform } from '@nestjs/common';
 import { ValidationFailedError } from '../errors/domain-error.js';
-import { INT64_MAX, isInt64Id } from '../http/int64-id.pipe.js';
 
 /** How a list is cut into pages: by id, from a cursor, in an order (docs/api.md, Pages). */
 export interface PageQuery {
@@ -94,75 +92,4 @@ export function readValueList<Value extends string>(
     throw new ValidationFailedError(`${name} must not name a ${name} twice`);
   }
   return allowed.filter((value) => given.includes(value));
-}
-
-/**
- * A list's `status` filter (listOrders', listPets'): recorded in `canonical` as read (the
- * cursor binds it), and answered as the statuses to filter on; undefined when it is not given
- * or names every status, which filters nothing.
- */
-export function readStatusFilter<Status extends string>(
-  parameters: QueryParameters,
-  allowed: readonly Status[],
-  canonical: Array<[string, string]>,
-): Status[] | undefined {
-  const statuses = readValueList(parameters, 'status', allowed);
-  if (statuses === undefined) return undefined;
-  canonical.push(['status', statuses.join(',')]);
-  return statuses.length < allowed.length ? statuses : undefined;
-}
-
-/**
- * An id filter (listOrders' `petId`, listPets' `categoryId`), under the rules of path ids:
- * recorded in `canonical` when given.
- */
-export function readIdFilter(
-  parameters: QueryParameters,
-  name: string,
-  canonical: Array<[string, string]>,
-): string | undefined {
-  const id = parameters.get(name);
-  if (id === undefined) return undefined;
-  if (!isInt64Id(id)) {
-    throw new ValidationFailedError(
-      `${name} must be a whole number from 1 to ${INT64_MAX} written in decimal digits`,
-    );
-  }
-  canonical.push([name, id]);
-  return id;
-}
-
-/** A filtered list's query string, read: its page and its filter. */
-export interface ListQuery<Filter> {
-  page: PageQuery;
-  filter: Filter;
-  /** The filter in canonical form, as the cursor binds it. */
-  canonical: Array<[string, string]>;
-}
-
-/**
- * The pipe of a filtered v2 list's query string (docs/api.md, Pages), checked whole: the page
- * parameters and `filters`; unknown, repeated or empty parameters and values out of range are
- * 400 VALIDATION_FAILED naming the parameter. `readFilter` reads the filters, recording each
- * given one in `canonical`, in a fixed order.
- */
-export class ListQueryPipe<Filter> implements PipeTransform<unknown, ListQuery<Filter>> {
-  private readonly accepted: readonly string[];
-
-  constructor(
-    filters: readonly string[],
-    private readonly readFilter: (
-      parameters: QueryParameters,
-      canonical: Array<[string, string]>,
-    ) => Filter,
-  ) {
-    this.accepted = [...PAGE_QUERY_PARAMETERS, ...filters];
-  }
-
-  transform(query: unknown): ListQuery<Filter> {
-    const parameters = new QueryParameters(query, this.accepted);
-    const page = readPageQuery(parameters);
-    const canonical: Array<[string, string]> = [];
-    return { page, filter: this.readFilter(parameters, canonical), canonical };
-  }
 }

@@ -1,5 +1,3 @@
-import { applyDecorators } from '@nestjs/common';
-import { ApiQuery } from '@nestjs/swagger';
 import { ValidationFailedError } from '../../common/errors/domain-error.js';
 import {
   DATE_TIME_WITH_OFFSET_PATTERN,
@@ -7,16 +5,13 @@ import {
   parseDateTimeWithOffset,
 } from '../../common/http/date-time.js';
 import {
-  ApiPageQuery,
-  ApiStatusFilterQuery,
-} from '../../common/pagination/page-query.decorator.js';
-import {
+  idFilter,
   ListQueryPipe,
-  readIdFilter,
-  readStatusFilter,
+  statusFilter,
+  type ListFilter,
   type ListQuery,
-  type QueryParameters,
-} from '../../common/pagination/page-query.js';
+} from '../../common/pagination/list-query.js';
+import type { QueryParameters } from '../../common/pagination/page-query.js';
 import { OrderStatus } from '../order.entity.js';
 
 /** What v2 listOrders filters on; absent = no condition. */
@@ -31,33 +26,59 @@ export interface OrderListFilter {
 
 export type OrderListQuery = ListQuery<OrderListFilter>;
 
-const STATUSES = Object.values(OrderStatus);
-
-/** The query string of v2 listOrders, checked whole (ListQueryPipe). */
-export const ORDER_LIST_QUERY = new ListQueryPipe(
-  ['status', 'petId', 'shipDateFrom', 'shipDateTo'],
-  (parameters, canonical): OrderListFilter => {
-    const filter: OrderListFilter = {
-      statuses: readStatusFilter(parameters, STATUSES, canonical),
-      petId: readIdFilter(parameters, 'petId', canonical),
-    };
-    const from = readDateTime(parameters, 'shipDateFrom');
-    const to = readDateTime(parameters, 'shipDateTo');
-    if (from !== undefined && to !== undefined && from >= to) {
-      // Half-open [from, to): an empty or reversed range is a mistake, not an empty list.
+/** The query string of v2 listOrders: read and documented. */
+export const ORDER_LIST_QUERY = new ListQueryPipe<OrderListFilter>(
+  {
+    statuses: statusFilter('orders', Object.values(OrderStatus), 'pending,shipped'),
+    petId: idFilter('petId', 'Only orders for this pet', 7),
+    shipDateFrom: dateTimeFilter(
+      'shipDateFrom',
+      'Only orders shipping at or after this instant (inclusive); an order without a ship date never matches.',
+      '2026-11-01T00:00:00Z',
+    ),
+    shipDateTo: dateTimeFilter(
+      'shipDateTo',
+      'Only orders shipping before this instant (exclusive); must be later than shipDateFrom.',
+      '2026-12-01T00:00:00Z',
+    ),
+  },
+  ({ shipDateFrom, shipDateTo }) => {
+    // Half-open [from, to): an empty or reversed range is a mistake, not an empty list. Both
+    // are UTC with six fractional digits, so their text sorts as their instants do.
+    if (shipDateFrom !== undefined && shipDateTo !== undefined && shipDateFrom >= shipDateTo) {
       throw new ValidationFailedError('shipDateFrom must be earlier than shipDateTo');
     }
-    if (from !== undefined) {
-      filter.shipDateFrom = formatMicros(from);
-      canonical.push(['shipDateFrom', filter.shipDateFrom]);
-    }
-    if (to !== undefined) {
-      filter.shipDateTo = formatMicros(to);
-      canonical.push(['shipDateTo', filter.shipDateTo]);
-    }
-    return filter;
   },
 );
+
+/** An instant filter: any offset accepted, answered (and recorded) in UTC, microseconds. */
+function dateTimeFilter(
+  parameter: string,
+  description: string,
+  example: string,
+): ListFilter<string> {
+  return {
+    parameter,
+    read(parameters, canonical) {
+      const micros = readDateTime(parameters, parameter);
+      if (micros === undefined) return undefined;
+      const utc = formatMicros(micros);
+      canonical.push([parameter, utc]);
+      return utc;
+    },
+    openApi: {
+      name: parameter,
+      required: false,
+      description: `${description} ISO 8601 with an offset (Z or ±hh:mm); seconds and up to six fractional digits optional.`,
+      schema: {
+        type: 'string',
+        pattern: DATE_TIME_WITH_OFFSET_PATTERN,
+        maxLength: 32,
+        example,
+      },
+    },
+  };
+}
 
 function readDateTime(parameters: QueryParameters, name: string): bigint | undefined {
   const text = parameters.get(name);
@@ -72,45 +93,3 @@ function readDateTime(parameters: QueryParameters, name: string): bigint | undef
   }
   return micros;
 }
-
-/** The OpenAPI parameters of v2 listOrders, as ORDER_LIST_QUERY accepts them. */
-export const ApiOrderListQuery = (): MethodDecorator =>
-  applyDecorators(
-    ApiPageQuery(),
-    ApiStatusFilterQuery('orders', STATUSES, 'pending,shipped'),
-    ApiQuery({
-      name: 'petId',
-      required: false,
-      description: 'Only orders for this pet',
-      schema: {
-        type: 'integer',
-        format: 'int64',
-        minimum: 1,
-        example: 7,
-      },
-    }),
-    ApiQuery({
-      name: 'shipDateFrom',
-      required: false,
-      description:
-        'Only orders shipping at or after this instant (inclusive); an order without a ship date never matches. ISO 8601 with an offset (Z or ±hh:mm); seconds and up to six fractional digits optional.',
-      schema: {
-        type: 'string',
-        pattern: DATE_TIME_WITH_OFFSET_PATTERN,
-        maxLength: 32,
-        example: '2026-11-01T00:00:00Z',
-      },
-    }),
-    ApiQuery({
-      name: 'shipDateTo',
-      required: false,
-      description:
-        'Only orders shipping before this instant (exclusive); must be later than shipDateFrom. ISO 8601 with an offset (Z or ±hh:mm); seconds and up to six fractional digits optional.',
-      schema: {
-        type: 'string',
-        pattern: DATE_TIME_WITH_OFFSET_PATTERN,
-        maxLength: 32,
-        example: '2026-12-01T00:00:00Z',
-      },
-    }),
-  );
