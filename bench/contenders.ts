@@ -91,7 +91,6 @@ export interface ContenderOptions {
 /**
  * The contenders, in this order: bare Nest, raw, the service whole, without each piece (unless
  * `pieces` is false), without all; the same for the build in BENCH_BEFORE_DIST when set.
- * BENCH_CONTENDERS keeps bare Nest and the ones it names.
  */
 export function contenders(options: ContenderOptions, { pieces = true } = {}): Contender[] {
   const before = process.env.BENCH_BEFORE_DIST?.trim();
@@ -166,13 +165,10 @@ export function contenders(options: ContenderOptions, { pieces = true } = {}): C
     ...(pieces ? PIECES.map((piece) => service(`${prefix}without ${piece}`, piece, build)) : []),
     service(`${prefix}without all of them`, PIECES.join(','), build),
   ];
-  const all = [
+  return [
     bare('bare Nest', 'bare-nest-server.js'),
     bare('raw', 'baseline-server.js'),
     ...services('', options.dist),
     ...(before ? services('before: ', resolve(before)) : []),
   ];
-  // BENCH_CONTENDERS: only these (comma-separated names), and bare Nest, the reference.
-  const only = process.env.BENCH_CONTENDERS?.split(',').map((name) => name.trim());
-  return only ? all.filter((c) => c.name === 'bare Nest' || only.includes(c.name)) : all;
 }

@@ -45,12 +45,16 @@ async function main(): Promise<void> {
   const client = new pg.Client({ connectionString: db.url });
   try {
     const { data, gets, options } = await seedSmallGets(client, db.url, dist, workDir);
+    // BENCH_CONTENDERS: only these (comma-separated names), and bare Nest, the reference.
+    const only = process.env.BENCH_CONTENDERS?.split(',').map((name) => name.trim());
     const processes = benchContenders(
       {
         ...options,
         launcher: callgrindLauncher(dumps, options.node),
       },
       { pieces: process.env.BENCH_PIECES === '1' },
+    ).filter(
+      (contender) => !only || contender.name === 'bare Nest' || only.includes(contender.name),
     );
     // counts[get][process]: instructions per request, main thread and all threads.
     const counts = gets.map(() => [] as InstructionCount[]);
