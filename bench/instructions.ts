@@ -12,8 +12,8 @@
  * connections, and the main thread's instructions (the JavaScript, the event loop and what
  * V8's collector does there) are read from the dump; the other threads (V8's compilers, the
  * collector's helpers) are given too. BENCH_PIECES=1 adds the service without each piece;
- * BENCH_BEFORE_DIST=<a dist/ folder> adds that build, whole and without all pieces.
- * Needs valgrind (Debian's valgrind package).
+ * BENCH_BEFORE_DIST=<a dist/ folder> adds that build, whole and without all pieces;
+ * BENCH_CONTENDERS=<names, comma-separated> keeps only those, and bare Nest. Needs valgrind (Debian's valgrind package).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
