@@ -3,6 +3,7 @@ import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { JsonBytes } from './json-bytes.js';
 import type { RowJson } from './resource-json.js';
+import { Ascii } from '../common/ascii.js';
 
 /** A row as PostgreSQL sent it: each column's text, or null (no type parsing in Node). */
 export type TextRow = Array<string | null>;
@@ -28,9 +29,6 @@ export interface BatchedQueryOptions {
 
 /** Columns as text: the renderer writes them out (numbers are already JSON, dates are fixed up). */
 const TEXT_TYPES = { getTypeParser: () => (value: string) => value };
-
-const NEWLINE = 0x0a;
-const COMMA = 0x2c;
 
 /** Named so operators and tests can find the long list's statement in pg_stat_activity. */
 const MARKER = '/* batched_query_stream */';
@@ -192,7 +190,7 @@ export class BatchedQueryStream extends Readable {
   private renderCopy(chunk: Buffer): Buffer[] {
     let start = 0;
     if (this.carry !== undefined) {
-      const newline = chunk.indexOf(NEWLINE);
+      const newline = chunk.indexOf(Ascii.NEWLINE);
       if (newline === -1) {
         this.carry = Buffer.concat([this.carry, chunk]);
         return [];
@@ -202,7 +200,11 @@ export class BatchedQueryStream extends Readable {
       this.renderCopyRow(row, 0, row.length);
       start = newline + 1;
     }
-    for (let end = chunk.indexOf(NEWLINE, start); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
+    for (
+      let end = chunk.indexOf(Ascii.NEWLINE, start);
+      end !== -1;
+      end = chunk.indexOf(Ascii.NEWLINE, start)
+    ) {
       this.renderCopyRow(chunk, start, end);
       start = end + 1;
     }
@@ -215,7 +217,7 @@ export class BatchedQueryStream extends Readable {
   private renderCopyRow(src: Buffer, start: number, end: number): void {
     if (this.rowsSent++ > 0) {
       this.out.reserve(1);
-      this.out.byte(COMMA);
+      this.out.byte(Ascii.COMMA);
     }
     this.options.json.fromCopy(src, start, end, this.out);
   }

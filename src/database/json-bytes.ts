@@ -1,3 +1,4 @@
+import { Ascii } from '../common/ascii.js';
 /**
  * JSON written as bytes into large buffers, handed out as pieces to send in order: the long
  * list renders PostgreSQL's COPY bytes straight into it, with no string, array or object per
@@ -49,13 +50,13 @@ export class JsonBytes {
   copyFieldAsString(src: Uint8Array, start: number, end: number): void {
     const slab = this.slab;
     let at = this.at;
-    slab[at++] = QUOTE;
+    slab[at++] = Ascii.QUOTE;
     // Most text needs no escape: copied as it is up to the first byte that does.
     let i = start;
     while (i < end && PLAIN[src[i]] === 1) slab[at++] = src[i++];
     for (; i < end; i++) {
       let c = src[i];
-      if (c === BACKSLASH && i + 1 < end) c = COPY_UNESCAPED[src[++i]] ?? src[i];
+      if (c === Ascii.BACKSLASH && i + 1 < end) c = COPY_UNESCAPED[src[++i]] ?? src[i];
       const escape = JSON_ESCAPED[c];
       if (escape === undefined) {
         slab[at++] = c;
@@ -63,7 +64,7 @@ export class JsonBytes {
         for (let k = 0; k < escape.length; k++) slab[at++] = escape[k];
       }
     }
-    slab[at++] = QUOTE;
+    slab[at++] = Ascii.QUOTE;
     this.at = at;
   }
 
@@ -81,9 +82,6 @@ export class JsonBytes {
   }
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-
 /** COPY TO's escapes (never octal or hex ones, which are for COPY FROM): the byte each stands for. */
 const COPY_UNESCAPED: Record<number, number> = {
   [0x62 /* b */]: 0x08,
@@ -96,11 +94,11 @@ const COPY_UNESCAPED: Record<number, number> = {
 
 /** 1 for each byte that stands for itself both in COPY's text and in a JSON string. */
 const PLAIN = Uint8Array.from({ length: 256 }, (_, byte) =>
-  byte >= 0x20 && byte !== QUOTE && byte !== BACKSLASH ? 1 : 0,
+  byte >= 0x20 && byte !== Ascii.QUOTE && byte !== Ascii.BACKSLASH ? 1 : 0,
 );
 
 /** JSON.stringify's escape of each byte it escapes, by byte. */
 const JSON_ESCAPED: Array<Buffer | undefined> = Array.from({ length: 256 }, (_, byte) => {
-  if (byte >= 0x20 && byte !== QUOTE && byte !== BACKSLASH) return undefined;
+  if (byte >= 0x20 && byte !== Ascii.QUOTE && byte !== Ascii.BACKSLASH) return undefined;
   return Buffer.from(JSON.stringify(String.fromCharCode(byte)).slice(1, -1), 'latin1');
 });

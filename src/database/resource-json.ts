@@ -2,6 +2,7 @@ import type { ExactInt64, Int64Id } from '../common/http/exact-int64.js';
 import type { TextRow } from './batched-query-stream.js';
 import { JsonBytes } from './json-bytes.js';
 import { isoFromTimestamptz } from './timestamptz.js';
+import { Ascii } from '../common/ascii.js';
 
 /*
  * A resource's JSON, defined once: its columns and its fields, in the order answers write them.
@@ -110,37 +111,27 @@ export const timestamp: JsonKind<Date> = {
     if (
       length >= 22 &&
       length <= 29 &&
-      src[start + 4] === MINUS &&
-      src[start + 10] === SPACE &&
-      src[start + 19] === (length === 22 ? PLUS : DOT) &&
-      src[end - 3] === PLUS &&
-      src[end - 2] === ZERO &&
-      src[end - 1] === ZERO
+      src[start + 4] === Ascii.MINUS &&
+      src[start + 10] === Ascii.SPACE &&
+      src[start + 19] === (length === 22 ? Ascii.PLUS : Ascii.DOT) &&
+      src[end - 3] === Ascii.PLUS &&
+      src[end - 2] === Ascii.ZERO &&
+      src[end - 1] === Ascii.ZERO
     ) {
-      out.byte(QUOTE);
+      out.byte(Ascii.QUOTE);
       out.bytes(src, start, start + 10);
-      out.byte(LETTER_T);
+      out.byte(Ascii.LETTER_T);
       out.bytes(src, start + 11, start + 19);
-      out.byte(DOT);
+      out.byte(Ascii.DOT);
       let digit = start + 20;
-      for (let k = 0; k < 3; k++) out.byte(digit < end - 3 ? src[digit++] : ZERO);
-      out.byte(LETTER_Z);
-      out.byte(QUOTE);
+      for (let k = 0; k < 3; k++) out.byte(digit < end - 3 ? src[digit++] : Ascii.ZERO);
+      out.byte(Ascii.LETTER_Z);
+      out.byte(Ascii.QUOTE);
     } else {
       out.text(timestamp.fromText(copyFieldText(src, start, end)));
     }
   },
 };
-
-const SPACE = 0x20;
-const QUOTE = 0x22;
-const PLUS = 0x2b;
-const MINUS = 0x2d;
-const DOT = 0x2e;
-const ZERO = 0x30;
-const LETTER_T = 0x54;
-const LETTER_Z = 0x5a;
-const TAB = 0x09;
 
 /** A boolean column: PostgreSQL writes it `t` or `f` in text. */
 export const boolean: JsonKind<boolean> = {
@@ -329,7 +320,7 @@ export function resourceJson<Source, View>(
       let column = 0;
       fieldStart[0] = start;
       for (let at = start; at < end; at++) {
-        if (src[at] !== TAB) continue;
+        if (src[at] !== Ascii.TAB) continue;
         if (++column === names.length) break;
         fieldEnd[column - 1] = at;
         fieldStart[column] = at + 1;
@@ -345,15 +336,15 @@ export function resourceJson<Source, View>(
       for (const { labelBytes, at, kind, optional } of entries) {
         const from = fieldStart[at];
         const to = fieldEnd[at];
-        if (to - from === 2 && src[from] === BACKSLASH && src[from + 1] === LETTER_N) {
+        if (to - from === 2 && src[from] === Ascii.BACKSLASH && src[from + 1] === Ascii.LETTER_N) {
           if (optional) continue;
           throw new Error(`${labelBytes[0].toString('latin1').slice(1)} has no value`);
         }
         out.bytes(labelBytes[written++ === 0 ? 0 : 1]);
         kind.fromCopy(src, from, to, out);
       }
-      out.byte(written === 0 ? OPEN_BRACE : CLOSE_BRACE);
-      if (written === 0) out.byte(CLOSE_BRACE);
+      out.byte(written === 0 ? Ascii.OPEN_BRACE : Ascii.CLOSE_BRACE);
+      if (written === 0) out.byte(Ascii.CLOSE_BRACE);
     },
   };
 }
@@ -430,11 +421,6 @@ function generatedFunction<Made>(
   ) => Made;
   return make(entries.map(({ kind }) => kind));
 }
-
-const BACKSLASH = 0x5c;
-const LETTER_N = 0x4e;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
 
 /** `make`, remembering its result for each argument (a handful of SQL names). */
 function memoized<Argument>(make: (argument: Argument) => string): (argument: Argument) => string {

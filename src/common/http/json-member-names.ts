@@ -1,17 +1,10 @@
+import { Ascii } from '../ascii.js';
 /*
  * Duplicate member names in a JSON body (I-JSON, RFC 7493 2.3, forbids them; JSON.parse keeps
  * the last one silently). JSON.parse has already accepted the text, and the bytes are known to
  * be UTF-8: every byte of a multi-byte character is 0x80 or above, so the bytes of `"`, `\`,
  * `:`, brackets and braces are always those characters, and the scanners below need no decoder.
  */
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COLON = 0x3a;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
 
 /** Index of the first byte at or after `i` that is not JSON white space. */
 function skipWhitespace(bytes: Uint8Array, i: number): number {
@@ -25,8 +18,8 @@ function endOfString(bytes: Uint8Array, i: number): number {
   const end = bytes.length;
   while (i < end) {
     const byte = bytes[i];
-    if (byte === QUOTE) return i;
-    i += byte === BACKSLASH ? 2 : 1;
+    if (byte === Ascii.QUOTE) return i;
+    i += byte === Ascii.BACKSLASH ? 2 : 1;
   }
   return end;
 }
@@ -41,13 +34,13 @@ export function countMemberNames(bytes: Uint8Array): number {
   let names = 0;
   let i = 0;
   while (i < end) {
-    if (bytes[i] !== QUOTE) {
+    if (bytes[i] !== Ascii.QUOTE) {
       i++;
       continue;
     }
     i = skipWhitespace(bytes, endOfString(bytes, i + 1) + 1);
     // A string followed by a colon is a member name; any other is a value.
-    if (bytes[i] === COLON) names++;
+    if (bytes[i] === Ascii.COLON) names++;
   }
   return names;
 }
@@ -66,19 +59,19 @@ export function findDuplicateMemberName(bytes: Uint8Array): string | undefined {
   let i = 0;
   while (i < end) {
     const byte = bytes[i];
-    if (byte === OPEN_BRACE) containers.push(new Set());
-    else if (byte === OPEN_BRACKET) containers.push(undefined);
-    else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) containers.pop();
-    if (byte !== QUOTE) {
+    if (byte === Ascii.OPEN_BRACE) containers.push(new Set());
+    else if (byte === Ascii.OPEN_BRACKET) containers.push(undefined);
+    else if (byte === Ascii.CLOSE_BRACE || byte === Ascii.CLOSE_BRACKET) containers.pop();
+    if (byte !== Ascii.QUOTE) {
       i++;
       continue;
     }
     const start = i + 1;
     const stop = endOfString(bytes, start);
     i = skipWhitespace(bytes, stop + 1);
-    if (bytes[i] !== COLON) continue;
+    if (bytes[i] !== Ascii.COLON) continue;
     const written = bytes.subarray(start, stop);
-    const name = written.includes(BACKSLASH)
+    const name = written.includes(Ascii.BACKSLASH)
       ? (JSON.parse(`"${UTF8.decode(written)}"`) as string)
       : UTF8.decode(written);
     const names = containers.at(-1);

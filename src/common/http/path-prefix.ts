@@ -1,3 +1,4 @@
+import { Ascii } from '../ascii.js';
 /**
  * Whether `path` is `root` or under it as Express matches a mount path: whole segments, in any
  * case (Express routes are case-insensitive, so `/DOCS` reaches the same handler as `/docs`).
@@ -6,8 +7,6 @@
  */
 export function isUnderPath(path: string, root: string): boolean {
   if (path.length < root.length) return false;
-  if (path.length > root.length && path.charCodeAt(root.length) !== SLASH) return false;
+  if (path.length > root.length && path.charCodeAt(root.length) !== Ascii.SLASH) return false;
   return path.slice(0, root.length).toLowerCase() === root;
 }
-
-const SLASH = 0x2f;
