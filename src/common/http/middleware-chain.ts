@@ -4,9 +4,9 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
  * The middlewares every request passes, in order, mounted as one Express layer. Express's
  * router spends more on each layer it passes (matching its path, its parameters, its prefix)
  * than most of these middlewares spend on their work, and every request passes all of them
- * (docs/performance.md, One layer for the middlewares). A middleware here behaves as it would
- * in its own layer: `next()` runs the one after it, `next(error)` (or a throw, or a rejected
- * promise) skips the rest and hands the error to Express.
+ * (docs/performance.md, One guard, one middleware layer). A middleware here behaves as it
+ * would in its own layer: `next()` runs the one after it, `next(error)` (or a throw, or a
+ * rejected promise) skips the rest and hands the error to Express.
  */
 export class MiddlewareChain {
   private readonly middlewares: RequestHandler[] = [];
