@@ -68,6 +68,35 @@ describe('rate limits (e2e)', () => {
     });
   });
 
+  it("counts a request without a valid key before refusing it: the 401 carries its address's budget, the 429 its Retry-After", async () => {
+    const t = await createTestApp({
+      rateLimit: { redisKeyPrefix: 'unused:', perKeyPerMinute: 5, unauthenticatedPerMinute: 2 },
+    });
+    try {
+      const answers = [];
+      for (let i = 0; i < 3; i++) {
+        const res = await t.http.get('/v1/categories').set('Authorization', 'Bearer nonsense');
+        answers.push({
+          status: res.status,
+          limit: res.headers['x-ratelimit-limit'],
+          remaining: res.headers['x-ratelimit-remaining'],
+          retryAfter: res.headers['retry-after'] === undefined ? undefined : 'set',
+        });
+      }
+      expect(answers).toEqual([
+        { status: 401, limit: '2', remaining: '1', retryAfter: undefined },
+        { status: 401, limit: '2', remaining: '0', retryAfter: undefined },
+        { status: 429, limit: '2', remaining: '0', retryAfter: 'set' },
+      ]);
+      // A valid key from the same address has its own budget, untouched by the refusals.
+      const valid = await t.http.get('/v1/categories').set('Authorization', t.auth).expect(200);
+      expect(valid.headers['x-ratelimit-limit']).toBe('5');
+      expect(valid.headers['x-ratelimit-remaining']).toBe('4');
+    } finally {
+      await t.close();
+    }
+  });
+
   it('turns limiting off with a limit of 0', async () => {
     const t = await createTestApp({
       rateLimit: { redisKeyPrefix: 'unused:', perKeyPerMinute: 0, unauthenticatedPerMinute: 0 },
