@@ -3,8 +3,11 @@
  * the raw baseline, and the built service whole, without each of its pieces and without all of
  * them (pieces-server.ts), all with the same pool and timeouts.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type pg from 'pg';
+import pg from 'pg';
+import { openBenchDatabase, type BenchDatabase } from './database.js';
 import { PIECES } from './service-pieces.js';
 import { freePort, runNode, startServer, type ServerProcess } from './processes.js';
 import { growOrders, seedBase, type BaseData } from './seed.js';
@@ -20,17 +23,45 @@ export interface SmallGet {
   path: string;
 }
 
+/** What a bench of the small GETs measures with: its database, seeded, and the contenders' options. */
+export interface SmallGetsBench {
+  db: BenchDatabase;
+  data: BaseData;
+  gets: SmallGet[];
+  options: ContenderOptions;
+}
+
 /**
- * The small GETs' database, through `client` (connected here): migrated by the build in
- * `dist`, the base data and SMALL_ORDERS orders. Answers the data, the GETs and the list's
- * one-statement size, as the contenders need them.
+ * Runs `measure` on a bench database of its own (in a scratch folder named after `bench`) that
+ * the build in `dist` has migrated, with the base data and SMALL_ORDERS orders, and removes both
+ * after, whatever happens. `measure` gets the data, the GETs and the contenders' options.
  */
-export async function seedSmallGets(
+export async function withSmallGets(
+  bench: string,
+  dist: string,
+  measure: (seeded: SmallGetsBench) => Promise<void>,
+): Promise<void> {
+  const workDir = await mkdtemp(join(tmpdir(), `petstore-bench-${bench}-`));
+  const db = await openBenchDatabase(workDir);
+  try {
+    const client = new pg.Client({ connectionString: db.url });
+    const seeded = await seedSmallGets(client, db.url, dist, workDir).finally(() =>
+      client.end().catch(() => undefined),
+    );
+    await measure({ db, ...seeded });
+  } finally {
+    await db.dispose();
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+/** Migrates and seeds the bench database through `client` (connected here). */
+async function seedSmallGets(
   client: pg.Client,
   databaseUrl: string,
   dist: string,
   workDir: string,
-): Promise<{ data: BaseData; gets: SmallGet[]; options: ContenderOptions }> {
+): Promise<Omit<SmallGetsBench, 'db'>> {
   await runNode(
     join(dist, 'database', 'migrate.cli.js'),
     { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl },

@@ -18,9 +18,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import pg from 'pg';
-import { contenders as benchContenders, seedSmallGets } from './contenders.js';
-import { openBenchDatabase } from './database.js';
+import { contenders as benchContenders, withSmallGets } from './contenders.js';
 import { loadGets } from './load.js';
 import {
   CallgrindDumps,
@@ -39,90 +37,85 @@ async function main(): Promise<void> {
   requireValgrind('bench:instructions');
   const app = resolve('.');
   const dist = join(app, 'dist');
-  const workDir = await mkdtemp(join(tmpdir(), 'petstore-bench-instructions-'));
   const dumps = await mkdtemp(join(tmpdir(), 'petstore-callgrind-'));
-  const db = await openBenchDatabase(workDir);
-  const client = new pg.Client({ connectionString: db.url });
   try {
-    const { data, gets, options } = await seedSmallGets(client, db.url, dist, workDir);
-    // BENCH_CONTENDERS: only these (comma-separated names), and bare Nest, the reference.
-    const only = process.env.BENCH_CONTENDERS?.split(',').map((name) => name.trim());
-    const processes = benchContenders(
-      {
-        ...options,
-        launcher: callgrindLauncher(dumps, options.node),
-      },
-      { pieces: process.env.BENCH_PIECES === '1' },
-    ).filter(
-      (contender) => !only || contender.name === 'bare Nest' || only.includes(contender.name),
-    );
-    // counts[get][process]: instructions per request, main thread and all threads.
-    const counts = gets.map(() => [] as InstructionCount[]);
-    const callgrind = new CallgrindDumps(dumps);
-    for (const [p, contender] of processes.entries()) {
-      process.stderr.write(`starting ${contender.name} under callgrind …\n`);
-      const server: ServerProcess = await contender.start();
-      try {
-        for (const [g, get] of gets.entries()) {
-          await loadGets(server, get.path, data.apiKey, CONNECTIONS, WARM_UP);
-          const count = await callgrind.count(
-            server.pid,
-            REQUESTS,
-            () => loadGets(server, get.path, data.apiKey, CONNECTIONS, REQUESTS),
-            `${contender.name}, ${get.title}`,
-          );
-          counts[g][p] = count;
-          process.stderr.write(
-            `${contender.name}, ${get.title}: ${(count.main / 1000).toFixed(0)}k ` +
-              `(${(count.mainCollector / 1000).toFixed(0)}k in the collector)\n`,
+    await withSmallGets('instructions', dist, async ({ db, data, gets, options }) => {
+      // BENCH_CONTENDERS: only these (comma-separated names), and bare Nest, the reference.
+      const only = process.env.BENCH_CONTENDERS?.split(',').map((name) => name.trim());
+      const processes = benchContenders(
+        {
+          ...options,
+          launcher: callgrindLauncher(dumps, options.node),
+        },
+        { pieces: process.env.BENCH_PIECES === '1' },
+      ).filter(
+        (contender) => !only || contender.name === 'bare Nest' || only.includes(contender.name),
+      );
+      // counts[get][process]: instructions per request, main thread and all threads.
+      const counts = gets.map(() => [] as InstructionCount[]);
+      const callgrind = new CallgrindDumps(dumps);
+      for (const [p, contender] of processes.entries()) {
+        process.stderr.write(`starting ${contender.name} under callgrind …\n`);
+        const server: ServerProcess = await contender.start();
+        try {
+          for (const [g, get] of gets.entries()) {
+            await loadGets(server, get.path, data.apiKey, CONNECTIONS, WARM_UP);
+            const count = await callgrind.count(
+              server.pid,
+              REQUESTS,
+              () => loadGets(server, get.path, data.apiKey, CONNECTIONS, REQUESTS),
+              `${contender.name}, ${get.title}`,
+            );
+            counts[g][p] = count;
+            process.stderr.write(
+              `${contender.name}, ${get.title}: ${(count.main / 1000).toFixed(0)}k ` +
+                `(${(count.mainCollector / 1000).toFixed(0)}k in the collector)\n`,
+            );
+          }
+        } finally {
+          await server.stop();
+        }
+      }
+
+      const date = new Date().toISOString().slice(0, 10);
+      const thousands = (value: number | undefined) =>
+        value === undefined ? '—' : `${(value / 1000).toFixed(0)}k`;
+      const lines = [
+        `# Instructions per small GET (${date})`,
+        '',
+        `The processes of bench:pieces (production settings; bench/contenders.ts) under valgrind's ` +
+          `callgrind; PostgreSQL ${db.version} (${db.server}). Per process and GET, ${WARM_UP} ` +
+          `requests to warm up, then ${REQUESTS} counted, at ${CONNECTIONS} connections. Main ` +
+          `thread: the JavaScript, the event loop, what the collector does there; less the ` +
+          `collector: without V8's garbage collection functions, whose share under valgrind is not ` +
+          `production's and moves between processes (docs/performance.md); all threads adds ` +
+          `V8's compilers and the collector's helpers (these vary with what V8 chose to compile).`,
+        '',
+      ];
+      const bareNest = 0;
+      for (const [g, get] of gets.entries()) {
+        lines.push(
+          `## ${get.title}`,
+          '',
+          '| process | instructions per request, main thread | ÷ bare Nest | main thread less the collector | ÷ bare Nest | all threads |',
+          '| --- | --: | --: | --: | --: | --: |',
+        );
+        for (const [p, contender] of processes.entries()) {
+          const count = counts[g][p];
+          const nest = counts[g][bareNest];
+          const ratio = (of: (count: InstructionCount) => number) =>
+            count && nest ? (of(count) / of(nest)).toFixed(2) : '—';
+          const mutator = (count: InstructionCount) => count.main - count.mainCollector;
+          lines.push(
+            `| ${contender.name} | ${thousands(count?.main)} | ${ratio((c) => c.main)} | ` +
+              `${thousands(count && mutator(count))} | ${ratio(mutator)} | ${thousands(count?.all)} |`,
           );
         }
-      } finally {
-        await server.stop();
+        lines.push('');
       }
-    }
-
-    const date = new Date().toISOString().slice(0, 10);
-    const thousands = (value: number | undefined) =>
-      value === undefined ? '—' : `${(value / 1000).toFixed(0)}k`;
-    const lines = [
-      `# Instructions per small GET (${date})`,
-      '',
-      `The processes of bench:pieces (production settings; bench/contenders.ts) under valgrind's ` +
-        `callgrind; PostgreSQL ${db.version} (${db.server}). Per process and GET, ${WARM_UP} ` +
-        `requests to warm up, then ${REQUESTS} counted, at ${CONNECTIONS} connections. Main ` +
-        `thread: the JavaScript, the event loop, what the collector does there; less the ` +
-        `collector: without V8's garbage collection functions, whose share under valgrind is not ` +
-        `production's and moves between processes (docs/performance.md); all threads adds ` +
-        `V8's compilers and the collector's helpers (these vary with what V8 chose to compile).`,
-      '',
-    ];
-    const bareNest = 0;
-    for (const [g, get] of gets.entries()) {
-      lines.push(
-        `## ${get.title}`,
-        '',
-        '| process | instructions per request, main thread | ÷ bare Nest | main thread less the collector | ÷ bare Nest | all threads |',
-        '| --- | --: | --: | --: | --: | --: |',
-      );
-      for (const [p, contender] of processes.entries()) {
-        const count = counts[g][p];
-        const nest = counts[g][bareNest];
-        const ratio = (of: (count: InstructionCount) => number) =>
-          count && nest ? (of(count) / of(nest)).toFixed(2) : '—';
-        const mutator = (count: InstructionCount) => count.main - count.mainCollector;
-        lines.push(
-          `| ${contender.name} | ${thousands(count?.main)} | ${ratio((c) => c.main)} | ` +
-            `${thousands(count && mutator(count))} | ${ratio(mutator)} | ${thousands(count?.all)} |`,
-        );
-      }
-      lines.push('');
-    }
-    await saveReport(app, `instructions-${date}`, lines);
+      await saveReport(app, `instructions-${date}`, lines);
+    });
   } finally {
-    await client.end().catch(() => undefined);
-    await db.dispose();
-    await rm(workDir, { recursive: true, force: true });
     await rm(dumps, { recursive: true, force: true });
   }
 }

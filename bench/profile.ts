@@ -16,9 +16,7 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import pg from 'pg';
-import { contenders as benchContenders, seedSmallGets } from './contenders.js';
-import { openBenchDatabase } from './database.js';
+import { contenders as benchContenders, withSmallGets } from './contenders.js';
 import { loadGets } from './load.js';
 import { runMain } from './processes.js';
 import { saveReport } from './report.js';
@@ -68,80 +66,79 @@ async function timeByPackage(folder: string): Promise<Map<string, number>> {
 async function main(): Promise<void> {
   const app = resolve('.');
   const dist = join(app, 'dist');
-  const workDir = await mkdtemp(join(tmpdir(), 'petstore-bench-profile-'));
   const profiles = await mkdtemp(join(tmpdir(), 'petstore-cpu-profiles-'));
-  const db = await openBenchDatabase(workDir);
-  const client = new pg.Client({ connectionString: db.url });
   try {
-    const { data, gets, options } = await seedSmallGets(client, db.url, dist, workDir);
-    const chosen = process.env.BENCH_GETS?.split(',').map(Number) ?? gets.map((_, g) => g);
-    const date = new Date().toISOString().slice(0, 10);
-    const lines = [
-      `# Where a small GET's CPU goes, by package (${date})`,
-      '',
-      `Bare Nest and the service (production settings; bench/contenders.ts) under V8's sampling ` +
-        `profiler, a fresh pair per GET: ${WARM_UP} requests, then ${REQUESTS}, at ` +
-        `${CONNECTIONS} connections; PostgreSQL ${db.version} (${db.server}). Sampled time of ` +
-        `the main thread while not idle, start-up included, per request answered (µs): read ` +
-        `the differences, not the absolute figures (bench/profile.ts).`,
-      '',
-    ];
-    for (const g of chosen) {
-      const get = gets[g];
-      const times: Array<Map<string, number>> = [];
-      for (const name of PROFILED) {
-        const folder = join(profiles, `${g}-${name.replace(/\W+/g, '-')}`);
-        const contender = benchContenders(
+    await withSmallGets('profile', dist, async ({ db, data, gets, options }) => {
+      const chosen = process.env.BENCH_GETS?.split(',').map(Number) ?? gets.map((_, g) => g);
+      const date = new Date().toISOString().slice(0, 10);
+      const lines = [
+        `# Where a small GET's CPU goes, by package (${date})`,
+        '',
+        `Bare Nest and the service (production settings; bench/contenders.ts) under V8's sampling ` +
+          `profiler, a fresh pair per GET: ${WARM_UP} requests, then ${REQUESTS}, at ` +
+          `${CONNECTIONS} connections; PostgreSQL ${db.version} (${db.server}). Sampled time of ` +
+          `the main thread while not idle, start-up included, per request answered (µs): read ` +
+          `the differences, not the absolute figures (bench/profile.ts).`,
+        '',
+      ];
+      for (const g of chosen) {
+        const get = gets[g];
+        const times: Array<Map<string, number>> = [];
+        const folder = (name: string) => join(profiles, `${g}-${name.replace(/\W+/g, '-')}`);
+        // Bare Nest, then the service: contenders() lists them in that order.
+        const profiled = benchContenders(
           {
             ...options,
-            nodeArgs: () => ['--cpu-prof', `--cpu-prof-dir=${folder}`, '--cpu-prof-interval=200'],
+            nodeArgs: (name) => [
+              '--cpu-prof',
+              `--cpu-prof-dir=${folder(name)}`,
+              '--cpu-prof-interval=200',
+            ],
           },
           { pieces: false },
-        ).find((c) => c.name === name);
-        if (contender === undefined) throw new Error(`no contender named ${name}`);
-        process.stderr.write(`${name}, ${get.title} …\n`);
-        const server = await contender.start();
-        try {
-          await loadGets(server, get.path, data.apiKey, CONNECTIONS, WARM_UP);
-          await loadGets(server, get.path, data.apiKey, CONNECTIONS, REQUESTS);
-        } finally {
-          await server.stop();
+        ).filter((contender) => PROFILED.includes(contender.name));
+        for (const contender of profiled) {
+          process.stderr.write(`${contender.name}, ${get.title} …\n`);
+          const server = await contender.start();
+          try {
+            await loadGets(server, get.path, data.apiKey, CONNECTIONS, WARM_UP);
+            await loadGets(server, get.path, data.apiKey, CONNECTIONS, REQUESTS);
+          } finally {
+            await server.stop();
+          }
+          times.push(await timeByPackage(folder(contender.name)));
         }
-        times.push(await timeByPackage(folder));
+        const perRequest = (us: number | undefined) => (us ?? 0) / (WARM_UP + REQUESTS);
+        const total = (map: Map<string, number>) => [...map.values()].reduce((a, b) => a + b, 0);
+        const [nest, service] = times;
+        const rows = [...new Set([...nest.keys(), ...service.keys()])]
+          .map((where) => ({
+            where,
+            nest: perRequest(nest.get(where)),
+            service: perRequest(service.get(where)),
+          }))
+          .sort((a, b) => b.service - b.nest - (a.service - a.nest));
+        lines.push(
+          `## ${get.title}`,
+          '',
+          `Busy: bare Nest ${perRequest(total(nest)).toFixed(0)} µs per request, the service ` +
+            `${perRequest(total(service)).toFixed(0)} µs. The 25 packages that differ most:`,
+          '',
+          '| package | bare Nest, µs/req | service, µs/req | difference |',
+          '| --- | --: | --: | --: |',
+          ...rows
+            .slice(0, 25)
+            .map(
+              (row) =>
+                `| ${row.where} | ${row.nest.toFixed(1)} | ${row.service.toFixed(1)} | ` +
+                `${(row.service - row.nest).toFixed(1)} |`,
+            ),
+          '',
+        );
       }
-      const perRequest = (us: number | undefined) => (us ?? 0) / (WARM_UP + REQUESTS);
-      const total = (map: Map<string, number>) => [...map.values()].reduce((a, b) => a + b, 0);
-      const [nest, service] = times;
-      const rows = [...new Set([...nest.keys(), ...service.keys()])]
-        .map((where) => ({
-          where,
-          nest: perRequest(nest.get(where)),
-          service: perRequest(service.get(where)),
-        }))
-        .sort((a, b) => b.service - b.nest - (a.service - a.nest));
-      lines.push(
-        `## ${get.title}`,
-        '',
-        `Busy: bare Nest ${perRequest(total(nest)).toFixed(0)} µs per request, the service ` +
-          `${perRequest(total(service)).toFixed(0)} µs. The 25 packages that differ most:`,
-        '',
-        '| package | bare Nest, µs/req | service, µs/req | difference |',
-        '| --- | --: | --: | --: |',
-        ...rows
-          .slice(0, 25)
-          .map(
-            (row) =>
-              `| ${row.where} | ${row.nest.toFixed(1)} | ${row.service.toFixed(1)} | ` +
-              `${(row.service - row.nest).toFixed(1)} |`,
-          ),
-        '',
-      );
-    }
-    await saveReport(app, `profile-${date}`, lines);
+      await saveReport(app, `profile-${date}`, lines);
+    });
   } finally {
-    await client.end().catch(() => undefined);
-    await db.dispose();
-    await rm(workDir, { recursive: true, force: true });
     await rm(profiles, { recursive: true, force: true });
   }
 }
