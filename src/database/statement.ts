@@ -50,9 +50,8 @@ export class KeysetPage {
     return `$${this.params.push(value)}`;
   }
 
-  where(condition: string): this {
+  where(condition: string): void {
     this.conditions.push(condition);
-    return this;
   }
 
   /**
