@@ -22,41 +22,50 @@ const IDLE_BEFORE_CLOSE_MS = 5000;
  */
 const ACCEPT_QUEUE_WAIT_MS = 1000;
 
-/** The server's open connections, what they are doing, and whether the listener is closed. */
+/** What one connection is doing. */
+interface ConnectionState {
+  /** Answers under way on it (more than one while requests are pipelined). */
+  answering: number;
+  /** When it last became idle (Date.now()); meaningful while `answering` is 0. */
+  idleSince: number;
+  /** Its newest answer under way: at shutdown, the one told to close the connection. */
+  newest: ServerResponse | null;
+}
+
+/** The server's open connections, what each is doing, and whether the listener is closed. */
 export interface Connections {
-  sockets: Set<Socket>;
-  /** When each connection last became idle (null while a request is in progress). */
-  idleSince: WeakMap<Socket, number | null>;
-  /** Answers not finished yet. */
-  responses: Set<ServerResponse>;
+  sockets: Map<Socket, ConnectionState>;
   closing: boolean;
 }
 
 /**
  * Tracks connections and answers, for the shutdown. The server's timeouts are set by
  * configureApp (src/common/http/http-server.ts), for the tests too.
+ *
+ * A request's answer is remembered on its connection's state, never added to a collection of
+ * its own: a Set that every answer enters and leaves leaves copies of its table in V8's old
+ * generation, which keep the answers they held (and all they point to) through young
+ * collections until the next full one. That doubled what each young collection copied (see
+ * docs/performance.md, "Answers kept alive by the shutdown's bookkeeping").
  */
 export function prepareServer(server: Server): Connections {
-  const connections: Connections = {
-    sockets: new Set(),
-    idleSince: new WeakMap(),
-    responses: new Set(),
-    closing: false,
-  };
+  const connections: Connections = { sockets: new Map(), closing: false };
   server.on('connection', (socket: Socket) => {
-    connections.sockets.add(socket);
-    connections.idleSince.set(socket, Date.now());
+    connections.sockets.set(socket, { answering: 0, idleSince: Date.now(), newest: null });
     socket.once('close', () => connections.sockets.delete(socket));
   });
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    connections.idleSince.set(request.socket, null);
-    connections.responses.add(response);
+    const state = connections.sockets.get(request.socket);
     // After the listener closed, every answer closes its connection: reconnect elsewhere.
     if (connections.closing) response.setHeader('Connection', 'close');
+    if (state === undefined) return;
+    state.answering++;
+    state.newest = response;
     // on, not once: a response closes once (see metrics/http-metrics.ts).
     response.on('close', () => {
-      connections.responses.delete(response);
-      connections.idleSince.set(request.socket, Date.now());
+      state.answering--;
+      if (state.newest === response) state.newest = null;
+      if (state.answering === 0) state.idleSince = Date.now();
     });
   });
   return connections;
@@ -109,20 +118,25 @@ export function exitGracefullyOnSignals(
       );
     }
     connections.closing = true;
-    for (const response of connections.responses) {
-      if (!response.headersSent) response.setHeader('Connection', 'close');
+    // A pipelined answer ahead of the newest keeps the connection open; the newest closes it.
+    for (const { newest } of connections.sockets.values()) {
+      if (newest && !newest.headersSent) newest.setHeader('Connection', 'close');
     }
     // A connection looks idle from the timestamps; before closing it, let pending input be
     // read (setImmediate runs after this turn's I/O) and check that no new bytes arrived, so a
     // request the balancer sent while our event loop was busy is served, not reset.
     const sweep = setInterval(() => {
       const now = Date.now();
-      for (const socket of connections.sockets) {
-        const since = connections.idleSince.get(socket);
-        if (since == null || now - since < IDLE_BEFORE_CLOSE_MS) continue;
+      for (const [socket, state] of connections.sockets) {
+        const since = state.idleSince;
+        if (state.answering > 0 || now - since < IDLE_BEFORE_CLOSE_MS) continue;
         const bytesRead = socket.bytesRead;
         setImmediate(() => {
-          if (connections.idleSince.get(socket) === since && socket.bytesRead === bytesRead) {
+          if (
+            state.answering === 0 &&
+            state.idleSince === since &&
+            socket.bytesRead === bytesRead
+          ) {
             socket.destroy();
           }
         });
