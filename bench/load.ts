@@ -24,6 +24,8 @@ export interface LoadResult {
   statusCodes: Record<string, number>;
   /** CPU time the server process used per answered request (µs), noise-resistant. */
   serverCpuUsPerRequest: number | null;
+  /** Of which its threads other than the main one (µs), when measured. */
+  serverOtherThreadsCpuUsPerRequest: number | null;
   /** CPU time PostgreSQL's backends used per answered request (µs). */
   postgresCpuUsPerRequest: number | null;
   /** The machine's 1-minute load average when the run started. */
@@ -41,6 +43,8 @@ export interface LoadOptions {
   headers: Record<string, string>;
   /** Reads the server process's CPU time (ms). */
   serverCpuMs: () => number | null;
+  /** Reads the CPU time of its threads other than the main one (ms). */
+  serverOtherThreadsCpuMs?: () => number | null;
   /** Snapshots the CPU time of PostgreSQL's backends (absent: not measured). */
   postgresCpu?: () => Promise<BackendCpu | null>;
 }
@@ -50,6 +54,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const loadAverage = Number(loadavg()[0]?.toFixed(2));
   const postgresBefore = (await options.postgresCpu?.()) ?? null;
   const cpuBefore = options.serverCpuMs();
+  const otherBefore = options.serverOtherThreadsCpuMs?.() ?? null;
   // Autocannon notices the end of a run of a fixed `amount` only at its next whole second (its
   // duration says so too): the run lasts until the last answer arrived.
   const started = performance.now();
@@ -80,6 +85,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const answered = Object.values(statusCodes).reduce((sum, count) => sum + count, 0);
   const elapsedS = (lastAnswer - started) / 1000;
   const cpuAfter = options.serverCpuMs();
+  const otherAfter = options.serverOtherThreadsCpuMs?.() ?? null;
   const postgresMs = backendCpuBetween(postgresBefore, (await options.postgresCpu?.()) ?? null);
   return {
     requests: result.requests.total,
@@ -98,6 +104,10 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       cpuBefore === null || cpuAfter === null || answered === 0
         ? null
         : ((cpuAfter - cpuBefore) * 1000) / answered,
+    serverOtherThreadsCpuUsPerRequest:
+      otherBefore === null || otherAfter === null || answered === 0
+        ? null
+        : ((otherAfter - otherBefore) * 1000) / answered,
     postgresCpuUsPerRequest:
       postgresMs === null || answered === 0 ? null : (postgresMs * 1000) / answered,
     loadAverage,
@@ -291,6 +301,7 @@ export function loadGets(
     headers: { authorization: `Bearer ${apiKey}` },
     requests: [{ method: 'GET' }],
     serverCpuMs: () => server.cpuMs(),
+    serverOtherThreadsCpuMs: () => server.otherThreadsCpuMs(),
   });
 }
 

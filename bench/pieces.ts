@@ -79,6 +79,8 @@ async function main(): Promise<void> {
       const of = (g: number, s: number, pick: (r: LoadResult) => number | null): number =>
         median((results[g]?.[s] ?? []).map(pick).filter((v): v is number => typeof v === 'number'));
       const cpu = (g: number, s: number) => of(g, s, (r) => r.serverCpuUsPerRequest);
+      const otherThreads = (g: number, s: number) =>
+        of(g, s, (r) => r.serverOtherThreadsCpuUsPerRequest);
       const rps = (g: number, s: number) => of(g, s, (r) => r.requestsPerSecond);
       const p99 = (g: number, s: number) => of(g, s, (r) => r.latencyP99Ms);
       const paired = (
@@ -115,7 +117,8 @@ async function main(): Promise<void> {
         "A piece's cost: the whole service's server CPU per request less the process's without it " +
           '(µs; within ±50 or so it is noise). ÷ Nest and the cost: each round against bare Nest (the ' +
           'whole service) in the same round, then the median of the rounds; CPU µs/req, req/s and ' +
-          'p99: medians of the rounds.',
+          'p99: medians of the rounds. "Of it, other threads": the CPU of the threads other than ' +
+          "the main one (V8's collector and compiler helpers, libuv's pool), from /proc's schedstat.",
         '',
       ];
       const cell = (value: number, digits = 0): string =>
@@ -124,21 +127,24 @@ async function main(): Promise<void> {
         lines.push(
           `## ${get.title}`,
           '',
-          '| process | CPU µs/req | ÷ Nest | cost of the piece, µs | req/s | ÷ Nest | p99 ms |' +
-            (before ? ' before: CPU µs/req | ÷ Nest | cost, µs | req/s ÷ Nest |' : ''),
-          '| --- | --: | --: | --: | --: | --: | --: |' +
-            (before ? ' --: | --: | --: | --: |' : ''),
+          '| process | CPU µs/req | of it, other threads | ÷ Nest | cost of the piece, µs | req/s | ÷ Nest | p99 ms |' +
+            (before
+              ? ' before: CPU µs/req | of it, other threads | ÷ Nest | cost, µs | req/s ÷ Nest |'
+              : ''),
+          '| --- | --: | --: | --: | --: | --: | --: | --: |' +
+            (before ? ' --: | --: | --: | --: | --: |' : ''),
         );
         const row = (name: string, s: number, piece: boolean, b?: number): string => {
           const columns = (at: number, whole: number): string[] => [
             cell(cpu(g, at)),
+            cell(otherThreads(g, at)),
             cell(paired(g, at, bareNest, cpuOf, ratio), 2),
             piece ? cell(paired(g, whole, at, cpuOf, (w, without) => w - without)) : '',
           ];
           const rpsRatio = (at: number) => cell(paired(g, at, bareNest, rpsOf, ratio), 2);
-          const [c, r, cost] = columns(s, after);
-          const now = `| ${name} | ${c} | ${r} | ${cost} | ${cell(rps(g, s))} | ${rpsRatio(s)} | ${cell(p99(g, s))} |`;
-          if (beforeAt === undefined || b === undefined) return now + (before ? ' | | | |' : '');
+          const [c, other, r, cost] = columns(s, after);
+          const now = `| ${name} | ${c} | ${other} | ${r} | ${cost} | ${cell(rps(g, s))} | ${rpsRatio(s)} | ${cell(p99(g, s))} |`;
+          if (beforeAt === undefined || b === undefined) return now + (before ? ' | | | | |' : '');
           return `${now} ${columns(b, beforeAt).join(' | ')} | ${rpsRatio(b)} |`;
         };
         lines.push(row('bare Nest', bareNest, false), row('raw', 1, false));

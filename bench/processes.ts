@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { processCpuMs } from './postgres-cpu.js';
@@ -13,6 +13,11 @@ export interface ServerProcess {
   memory(): { peakKb: number; rssKb: number } | null;
   /** CPU time the process has used so far (user + system, ms), from /proc/<pid>/stat. */
   cpuMs(): number | null;
+  /**
+   * CPU time its threads other than the main one have used so far (ms): V8's helpers (the
+   * collector's parallel and concurrent work, the optimizing compiler) and libuv's pool.
+   */
+  otherThreadsCpuMs(): number | null;
   /** The last lines the process wrote, for error reports. */
   logTail(): string;
   exited(): boolean;
@@ -78,6 +83,7 @@ export async function startServer(options: StartOptions): Promise<ServerProcess>
     baseUrl: `http://127.0.0.1:${options.port}`,
     memory: () => readMemory(pid),
     cpuMs: () => readCpuMs(pid),
+    otherThreadsCpuMs: () => otherThreadsCpuMs(pid),
     logTail: () => lines.join('\n'),
     exited: () => exitCode !== undefined,
     stop: () => stopChild(child, exit),
@@ -120,6 +126,28 @@ function readMemory(pid: number): { peakKb: number; rssKb: number } | null {
 
 function readCpuMs(pid: number): number | null {
   return processCpuMs(pid);
+}
+
+/**
+ * From /proc/<pid>/task/<tid>/schedstat, whose first field is the time the thread has run, in
+ * ns (stat's clock ticks are too coarse for a thread's share of one run). A thread that exits
+ * takes its time with it; Node's are started once.
+ */
+function otherThreadsCpuMs(pid: number): number | null {
+  try {
+    let ns = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      if (tid === String(pid)) continue;
+      try {
+        ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      } catch {
+        // Ended between the listing and the read.
+      }
+    }
+    return ns / 1e6;
+  } catch {
+    return null;
+  }
 }
 
 function probe(url: string): Promise<number> {
