@@ -1,15 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
+import { eventually } from '../../test/support/eventually.js';
 import { prepareServer, type Connections } from './graceful-shutdown.js';
-
-/** Waits until `done` holds, checking every few milliseconds (at most 2 s). */
-async function until(done: () => boolean): Promise<void> {
-  const giveUp = Date.now() + 2000;
-  while (!done()) {
-    if (Date.now() > giveUp) throw new Error('timed out waiting');
-    await new Promise((wait) => setTimeout(wait, 5));
-  }
-}
 
 describe('prepareServer: what each connection is doing', () => {
   let server: Server;
@@ -45,36 +37,36 @@ describe('prepareServer: what each connection is doing', () => {
   const answersReceived = () => received.split('HTTP/1.1 200').length - 1;
 
   it('counts pipelined answers, keeps the newest, and is idle only once the last has closed', async () => {
-    await until(() => connections.sockets.size === 1);
+    await eventually(() => connections.sockets.size === 1);
     const connectedAt = state().idleSince;
     client.write('GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n');
-    await until(() => answers.length === 2);
+    await eventually(() => answers.length === 2);
     expect(state().answering).toBe(2);
     expect(state().newest).toBe(answers[1]);
 
     answers[0]?.end('a');
-    await until(() => answersReceived() === 1);
+    await eventually(() => answersReceived() === 1);
     expect(state().answering).toBe(1);
     expect(state().newest).toBe(answers[1]);
     expect(state().idleSince).toBe(connectedAt);
 
     const beforeLast = Date.now();
     answers[1]?.end('b');
-    await until(() => answersReceived() === 2 && state().answering === 0);
+    await eventually(() => answersReceived() === 2 && state().answering === 0);
     // No answer stays reachable from the bookkeeping once it has closed.
     expect(state().newest).toBeNull();
     expect(state().idleSince).toBeGreaterThanOrEqual(beforeLast);
 
     client.destroy();
-    await until(() => connections.sockets.size === 0);
+    await eventually(() => connections.sockets.size === 0);
   });
 
   it('tells every answer after the listener closed to close its connection', async () => {
     connections.closing = true;
     client.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
-    await until(() => answers.length === 1);
+    await eventually(() => answers.length === 1);
     answers[0]?.end('done');
-    await until(() => answersReceived() === 1);
+    await eventually(() => answersReceived() === 1);
     expect(received).toMatch(/\r\nConnection: close\r\n/i);
   });
 });
