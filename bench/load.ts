@@ -100,18 +100,23 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     non2xx: result.non2xx,
     unexpectedStatus: answered - expected,
     statusCodes,
-    serverCpuUsPerRequest:
-      cpuBefore === null || cpuAfter === null || answered === 0
-        ? null
-        : ((cpuAfter - cpuBefore) * 1000) / answered,
-    serverOtherThreadsCpuUsPerRequest:
-      otherBefore === null || otherAfter === null || answered === 0
-        ? null
-        : ((otherAfter - otherBefore) * 1000) / answered,
+    serverCpuUsPerRequest: usPerRequest(cpuBefore, cpuAfter, answered),
+    serverOtherThreadsCpuUsPerRequest: usPerRequest(otherBefore, otherAfter, answered),
     postgresCpuUsPerRequest:
       postgresMs === null || answered === 0 ? null : (postgresMs * 1000) / answered,
     loadAverage,
   };
+}
+
+/** CPU time between two readings (ms) per answered request, in µs; null when either is missing. */
+function usPerRequest(
+  beforeMs: number | null,
+  afterMs: number | null,
+  answered: number,
+): number | null {
+  return beforeMs === null || afterMs === null || answered === 0
+    ? null
+    : ((afterMs - beforeMs) * 1000) / answered;
 }
 
 /** One GET of the whole order list: time to the last byte and what came back. */
