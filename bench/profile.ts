@@ -1,36 +1,36 @@
 /**
  * npm run bench:profile — where the service's CPU goes on a small GET beside bare Nest's, by
- * package (docs/performance.md, Where the rest goes). Bare Nest and the service (production
+ * package (docs/performance.md, Where the rest goes, by CPU time). Bare Nest and the service (production
  * settings, bench/contenders.ts) each answer one GET alone, BENCH_WARM_UP (10 000) then
- * BENCH_REQUESTS (30 000) requests at 10 connections, under V8's sampling profiler
- * (`--cpu-prof`, a sample every 200 µs); a fresh pair of processes per GET. Each sample's
- * time goes to the package of the function it landed in (a dependency, a folder of src/, a
- * part of Node; native calls such as a socket write by name), divided by the requests answered.
+ * BENCH_REQUESTS (30 000) requests at 10 connections; a fresh pair of processes per GET. Each
+ * sample goes to the package of the code it landed in (a dependency, a folder of src/, a part of
+ * Node), divided by the requests answered. BENCH_GETS picks GETs by number (0 categories, 1 the
+ * order list, 2 the pet read; default all). Two profilers (BENCH_PROFILER):
  *
- * It is sampled wall time of the main thread while it is not idle: the profiler adds to it, a
- * native call the kernel made wait counts in full, and the process's start-up (module loading)
- * is in it too (its own rows, `node:modules`). Read the differences between the two columns,
- * not the absolute figures; BENCH_GETS picks GETs by number (0 categories, 1 the order list,
- * 2 the pet read; default all).
+ * - `perf` (the default; Debian's linux-perf): Linux's sampling of the whole process's CPU time
+ *   (every thread, user and kernel) during the counted requests only, after the warm-up; Node
+ *   names its compiled JavaScript for it (`--perf-basic-prof-only-functions`). Native code gets
+ *   its share as it runs: V8's property lookups and builtins, its collector and runtime, Node's
+ *   C++, libuv, the kernel's system calls, each a row. The rows add up to the CPU per request.
+ * - `v8`: V8's own sampling profiler (`--cpu-prof`, a sample every 200 µs), main thread only,
+ *   start-up included, and its time is wall time: a native call is charged from when it was
+ *   entered to the next sample (it charged 16 µs per request to the log lines' write(), a
+ *   hand-off to libuv's pool that costs about 1 µs). Read only its differences between columns.
  */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { contenders as benchContenders, withSmallGets } from './contenders.js';
 import { loadGets } from './load.js';
-import { runMain } from './processes.js';
+import { runMain, sleep, type ServerProcess } from './processes.js';
 import { saveReport } from './report.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 30_000);
 const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 10_000);
 const CONNECTIONS = 10;
 const PROFILED = ['bare Nest', 'service'];
-
-interface CpuProfile {
-  nodes: Array<{ id: number; callFrame: { functionName: string; url: string } }>;
-  samples: number[];
-  timeDeltas: number[];
-}
 
 /** Where a function belongs: its package, its folder of src/, its part of Node, or its name. */
 function packageOf({ functionName, url }: { functionName: string; url: string }): string {
@@ -44,29 +44,201 @@ function packageOf({ functionName, url }: { functionName: string; url: string })
   return node ? `node:${node[1]}` : url;
 }
 
-/** Microseconds of samples per package, idle left out, in the largest (main thread) profile. */
-async function timeByPackage(folder: string): Promise<Map<string, number>> {
-  let text = '';
-  for (const file of await readdir(folder)) {
-    const content = await readFile(join(folder, file), 'utf8');
-    if (content.length > text.length) text = content;
-  }
-  const profile = JSON.parse(text) as CpuProfile;
-  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
-  const times = new Map<string, number>();
-  profile.samples.forEach((id, i) => {
-    const node = nodes.get(id);
-    if (node === undefined || node.callFrame.functionName === '(idle)') return;
-    const where = packageOf(node.callFrame);
-    times.set(where, (times.get(where) ?? 0) + (profile.timeDeltas[i] ?? 0));
-  });
-  return times;
+/** One way of profiling a process while it answers the counted requests. */
+interface Profiler {
+  /** What the report says was measured. */
+  description: string;
+  /** Node's options for a process whose profile goes to `folder`. */
+  nodeArgs(folder: string): string[];
+  /** Runs `counted` on the started `server`; microseconds per request over `requests`. */
+  measure(
+    server: ServerProcess,
+    folder: string,
+    counted: () => Promise<unknown>,
+    requests: number,
+  ): Promise<Profile>;
 }
 
+interface Profile {
+  byPackage: Map<string, number>;
+  /** Native code (V8, Node, libc, the kernel) by function, where the profiler names it. */
+  byNativeFunction?: Map<string, number>;
+}
+
+interface CpuProfile {
+  nodes: Array<{ id: number; callFrame: { functionName: string; url: string } }>;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+const v8Profiler: Profiler = {
+  description:
+    "V8's sampling profiler: sampled time of the main thread while not idle, start-up included " +
+    '(read the differences, not the absolute figures)',
+  nodeArgs: (folder) => ['--cpu-prof', `--cpu-prof-dir=${folder}`, '--cpu-prof-interval=200'],
+  async measure(server, folder, counted) {
+    await counted();
+    // The profile is written as the process exits.
+    await server.stop();
+    let text = '';
+    for (const file of await readdir(folder)) {
+      const content = await readFile(join(folder, file), 'utf8');
+      if (content.length > text.length) text = content; // the main thread's
+    }
+    const profile = JSON.parse(text) as CpuProfile;
+    const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+    const times = new Map<string, number>();
+    profile.samples.forEach((id, i) => {
+      const node = nodes.get(id);
+      if (node === undefined || node.callFrame.functionName === '(idle)') return;
+      const where = packageOf(node.callFrame);
+      times.set(where, (times.get(where) ?? 0) + (profile.timeDeltas[i] ?? 0));
+    });
+    // Every request the process answered: start-up and warm-up are in the samples too.
+    return { byPackage: perRequest(times, WARM_UP + REQUESTS) };
+  },
+};
+
+/** Where a sample of perf's belongs: `dso` is the binary or `[JIT] tid n`, `symbol` its name. */
+function perfPackageOf(dso: string, symbol: string): string {
+  if (dso.startsWith('[kernel')) return '(kernel)';
+  if (dso.startsWith('[JIT]')) {
+    // "JS:*name url:line:column" (the mark says how V8 compiled it), "RegExp:source", …
+    if (symbol.startsWith('RegExp:')) return '(regular expressions)';
+    const located = /^JS:\S?(.*) (\S+):\d+:\d+$/.exec(symbol);
+    return located
+      ? packageOf({ functionName: located[1] ?? '', url: located[2] ?? '' })
+      : '(other generated code)';
+  }
+  if (dso === 'node') {
+    if (symbol.startsWith('Builtins_')) {
+      if (symbol.includes('Megamorphic')) return '(V8: megamorphic property access)';
+      return /IC(_|Trampoline|$)/.test(symbol) ? '(V8: property access)' : '(V8: builtins)';
+    }
+    if (/^v8::internal::(Heap|Scavenger|MarkCompact|Sweeper|Marking|Concurrent|Minor)/.test(symbol))
+      return '(V8: collector)';
+    if (symbol.startsWith('v8::')) return '(V8: runtime)';
+    if (symbol.startsWith('uv_') || symbol.startsWith('uv__')) return '(libuv)';
+    if (symbol.startsWith('llhttp')) return '(llhttp)';
+    return '(Node: C++)';
+  }
+  return `(${dso})`;
+}
+
+const execFileText = promisify(execFile);
+
+const perfProfiler: Profiler = {
+  description:
+    "Linux's perf (cpu-clock): CPU time of every thread of the process, user and kernel, during " +
+    'the counted requests only',
+  nodeArgs: () => ['--perf-basic-prof-only-functions'],
+  async measure(server, folder, counted, requests) {
+    const data = join(folder, 'perf.data');
+    await mkdir(folder, { recursive: true });
+    const recording = spawn(
+      'perf',
+      ['record', '--quiet', '-e', 'cpu-clock', '-F', '4000', '-p', String(server.pid), '-o', data],
+      { stdio: 'ignore' },
+    );
+    const stopped = new Promise((done) => recording.once('exit', done));
+    await sleep(500); // perf attaches to each thread
+    const cpuBefore = server.cpuMs();
+    await counted();
+    const cpuMs = (server.cpuMs() ?? 0) - (cpuBefore ?? 0);
+    recording.kill('SIGINT');
+    await stopped;
+    const report = await execFileText(
+      'perf',
+      [
+        'report',
+        '-i',
+        data,
+        '--stdio',
+        '--no-children',
+        '--sort',
+        'dso,sym',
+        '-g',
+        'none',
+        '-n',
+        '-t',
+        ';',
+      ],
+      { maxBuffer: 256 * 1024 * 1024 },
+    );
+    const samples = new Map<string, number>();
+    const nativeSamples = new Map<string, number>();
+    let total = 0;
+    for (const line of report.stdout.split('\n')) {
+      // "  3.78%;  1034 ;[kernel.kallsyms] ;[k] _raw_spin_unlock_irqrestore"
+      const row = /^\s*[\d.]+%\s*;\s*(\d+)\s*;(.*?)\s*;\[.\] (.*)$/.exec(line);
+      if (row === null) continue;
+      const count = Number(row[1]);
+      const where = perfPackageOf((row[2] ?? '').trim(), (row[3] ?? '').trim());
+      samples.set(where, (samples.get(where) ?? 0) + count);
+      if (!/^\s*\[JIT\]/.test(row[2] ?? '')) {
+        const name = `${(row[3] ?? '').trim().slice(0, 90)} (${where.slice(1, -1)})`;
+        nativeSamples.set(name, (nativeSamples.get(name) ?? 0) + count);
+      }
+      total += count;
+    }
+    await rm(`/tmp/perf-${server.pid}.map`, { force: true });
+    // Each one's share of the samples, of the CPU time the process used meanwhile.
+    const time = (counts: Map<string, number>) =>
+      perRequest(
+        new Map([...counts].map(([key, n]) => [key, (n / total) * cpuMs * 1000])),
+        requests,
+      );
+    return { byPackage: time(samples), byNativeFunction: time(nativeSamples) };
+  },
+};
+
+/** A table of the `rows` keys where the service's µs per request differ most from bare Nest's. */
+function differences(
+  what: string,
+  nest: Map<string, number>,
+  service: Map<string, number>,
+  rows: number,
+): string[] {
+  const cell = (us: number) => us.toFixed(1);
+  return [
+    `| ${what} | bare Nest, µs/req | service, µs/req | difference |`,
+    '| --- | --: | --: | --: |',
+    ...[...new Set([...nest.keys(), ...service.keys()])]
+      .map((key) => ({ key, nest: nest.get(key) ?? 0, service: service.get(key) ?? 0 }))
+      .sort((a, b) => b.service - b.nest - (a.service - a.nest))
+      .slice(0, rows)
+      .map(
+        (row) =>
+          `| ${row.key.replaceAll('|', '\\|')} | ${cell(row.nest)} | ${cell(row.service)} | ` +
+          `${cell(row.service - row.nest)} |`,
+      ),
+    '',
+  ];
+}
+
+function perRequest(times: Map<string, number>, requests: number): Map<string, number> {
+  return new Map([...times].map(([where, us]) => [where, us / requests]));
+}
+
+const PROFILERS: Record<string, Profiler> = { perf: perfProfiler, v8: v8Profiler };
+
 async function main(): Promise<void> {
+  const chosenProfiler = process.env.BENCH_PROFILER ?? 'perf';
+  const profiler = PROFILERS[chosenProfiler];
+  if (profiler === undefined)
+    throw new Error(`BENCH_PROFILER is perf or v8, not ${chosenProfiler}`);
+  if (profiler === perfProfiler) {
+    try {
+      execFileSync('perf', ['--version'], { stdio: 'ignore' });
+    } catch {
+      throw new Error(
+        'bench:profile needs perf (Debian: apt-get install linux-perf), or BENCH_PROFILER=v8',
+      );
+    }
+  }
   const app = resolve('.');
   const dist = join(app, 'dist');
-  const profiles = await mkdtemp(join(tmpdir(), 'petstore-cpu-profiles-'));
+  const scratch = await mkdtemp(join(tmpdir(), 'petstore-cpu-profiles-'));
   try {
     await withSmallGets('profile', dist, async ({ db, data, gets, options }) => {
       const chosen = process.env.BENCH_GETS?.split(',').map(Number) ?? gets.map((_, g) => g);
@@ -74,27 +246,19 @@ async function main(): Promise<void> {
       const lines = [
         `# Where a small GET's CPU goes, by package (${date})`,
         '',
-        `Bare Nest and the service (production settings; bench/contenders.ts) under V8's sampling ` +
-          `profiler, a fresh pair per GET: ${WARM_UP} requests, then ${REQUESTS}, at ` +
-          `${CONNECTIONS} connections; PostgreSQL ${db.version} (${db.server}). Sampled time of ` +
-          `the main thread while not idle, start-up included, per request answered (µs): read ` +
-          `the differences, not the absolute figures (bench/profile.ts).`,
+        `Bare Nest and the service (production settings; bench/contenders.ts), a fresh pair per ` +
+          `GET: ${WARM_UP} requests, then ${REQUESTS}, at ${CONNECTIONS} connections; ` +
+          `PostgreSQL ${db.version} (${db.server}). ${profiler.description}; µs per request ` +
+          `answered (bench/profile.ts).`,
         '',
       ];
       for (const g of chosen) {
         const get = gets[g];
-        const times: Array<Map<string, number>> = [];
-        const folder = (name: string) => join(profiles, `${g}-${name.replace(/\W+/g, '-')}`);
+        const measured: Profile[] = [];
+        const folder = (name: string) => join(scratch, `${g}-${name.replace(/\W+/g, '-')}`);
         // Bare Nest, then the service: contenders() lists them in that order.
         const profiled = benchContenders(
-          {
-            ...options,
-            nodeArgs: (name) => [
-              '--cpu-prof',
-              `--cpu-prof-dir=${folder(name)}`,
-              '--cpu-prof-interval=200',
-            ],
-          },
+          { ...options, nodeArgs: (name) => profiler.nodeArgs(folder(name)) },
           { pieces: false },
         ).filter((contender) => PROFILED.includes(contender.name));
         for (const contender of profiled) {
@@ -102,44 +266,40 @@ async function main(): Promise<void> {
           const server = await contender.start();
           try {
             await loadGets(server, get.path, data.apiKey, CONNECTIONS, WARM_UP);
-            await loadGets(server, get.path, data.apiKey, CONNECTIONS, REQUESTS);
+            measured.push(
+              await profiler.measure(
+                server,
+                folder(contender.name),
+                () => loadGets(server, get.path, data.apiKey, CONNECTIONS, REQUESTS),
+                REQUESTS,
+              ),
+            );
           } finally {
             await server.stop();
           }
-          times.push(await timeByPackage(folder(contender.name)));
         }
-        const perRequest = (us: number | undefined) => (us ?? 0) / (WARM_UP + REQUESTS);
         const total = (map: Map<string, number>) => [...map.values()].reduce((a, b) => a + b, 0);
-        const [nest, service] = times;
-        const rows = [...new Set([...nest.keys(), ...service.keys()])]
-          .map((where) => ({
-            where,
-            nest: perRequest(nest.get(where)),
-            service: perRequest(service.get(where)),
-          }))
-          .sort((a, b) => b.service - b.nest - (a.service - a.nest));
+        const [nest, service] = measured;
         lines.push(
           `## ${get.title}`,
           '',
-          `Busy: bare Nest ${perRequest(total(nest)).toFixed(0)} µs per request, the service ` +
-            `${perRequest(total(service)).toFixed(0)} µs. The 25 packages that differ most:`,
+          `Bare Nest ${total(nest.byPackage).toFixed(0)} µs per request, the service ` +
+            `${total(service.byPackage).toFixed(0)} µs. The 30 packages that differ most:`,
           '',
-          '| package | bare Nest, µs/req | service, µs/req | difference |',
-          '| --- | --: | --: | --: |',
-          ...rows
-            .slice(0, 25)
-            .map(
-              (row) =>
-                `| ${row.where} | ${row.nest.toFixed(1)} | ${row.service.toFixed(1)} | ` +
-                `${(row.service - row.nest).toFixed(1)} |`,
-            ),
-          '',
+          ...differences('package', nest.byPackage, service.byPackage, 30),
         );
+        if (nest.byNativeFunction && service.byNativeFunction) {
+          lines.push(
+            'Of the native code, the 20 functions that differ most:',
+            '',
+            ...differences('function', nest.byNativeFunction, service.byNativeFunction, 20),
+          );
+        }
       }
       await saveReport(app, `profile-${date}`, lines);
     });
   } finally {
-    await rm(profiles, { recursive: true, force: true });
+    await rm(scratch, { recursive: true, force: true });
   }
 }
 
