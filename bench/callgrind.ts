@@ -24,14 +24,6 @@ export interface InstructionCount {
   mainCollector: number;
 }
 
-export function requireValgrind(bench: string): void {
-  try {
-    execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
-  } catch {
-    throw new Error(`${bench} needs valgrind (Debian: apt-get install valgrind)`);
-  }
-}
-
 /**
  * How a process runs under callgrind, its dumps in `dumps`: valgrind's arguments before Node's
  * own, a start that may take minutes, and a connect timeout for a process some 50 times slower

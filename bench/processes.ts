@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
@@ -193,6 +193,15 @@ export function runNode(script: string, env: NodeJS.ProcessEnv, cwd: string): Pr
       code === 0 ? resolve(output) : reject(new Error(`${script} exited ${code}:\n${output}`)),
     );
   });
+}
+
+/** Fails with what to install when `program` (a bench's tool outside npm) cannot be run. */
+export function requireProgram(bench: string, program: string, install: string): void {
+  try {
+    execFileSync(program, ['--version'], { stdio: 'ignore' });
+  } catch {
+    throw new Error(`${bench} needs ${program} (${install})`);
+  }
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -17,14 +17,14 @@
  *   entered to the next sample (it charged 16 µs per request to the log lines' write(), a
  *   hand-off to libuv's pool that costs about 1 µs). Read only its differences between columns.
  */
-import { execFile, execFileSync, spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { contenders as benchContenders, withSmallGets } from './contenders.js';
 import { loadGets } from './load.js';
-import { runMain, sleep, type ServerProcess } from './processes.js';
+import { requireProgram, runMain, sleep, type ServerProcess } from './processes.js';
 import { saveReport } from './report.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 30_000);
@@ -173,10 +173,13 @@ const perfProfiler: Profiler = {
       const row = /^\s*[\d.]+%\s*;\s*(\d+)\s*;(.*?)\s*;\[.\] (.*)$/.exec(line);
       if (row === null) continue;
       const count = Number(row[1]);
-      const where = perfPackageOf((row[2] ?? '').trim(), (row[3] ?? '').trim());
+      const dso = (row[2] ?? '').trim();
+      const symbol = (row[3] ?? '').trim();
+      const where = perfPackageOf(dso, symbol);
       samples.set(where, (samples.get(where) ?? 0) + count);
-      if (!/^\s*\[JIT\]/.test(row[2] ?? '')) {
-        const name = `${(row[3] ?? '').trim().slice(0, 90)} (${where.slice(1, -1)})`;
+      if (!dso.startsWith('[JIT]')) {
+        // Native rows are named "(what)" by perfPackageOf: "symbol (what)".
+        const name = `${symbol.slice(0, 90)} (${where.slice(1, -1)})`;
         nativeSamples.set(name, (nativeSamples.get(name) ?? 0) + count);
       }
       total += count;
@@ -228,13 +231,11 @@ async function main(): Promise<void> {
   if (profiler === undefined)
     throw new Error(`BENCH_PROFILER is perf or v8, not ${chosenProfiler}`);
   if (profiler === perfProfiler) {
-    try {
-      execFileSync('perf', ['--version'], { stdio: 'ignore' });
-    } catch {
-      throw new Error(
-        'bench:profile needs perf (Debian: apt-get install linux-perf), or BENCH_PROFILER=v8',
-      );
-    }
+    requireProgram(
+      'bench:profile',
+      'perf',
+      'Debian: apt-get install linux-perf; or BENCH_PROFILER=v8',
+    );
   }
   const app = resolve('.');
   const dist = join(app, 'dist');
