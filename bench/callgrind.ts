@@ -10,6 +10,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Launcher } from './contenders.js';
 import type { LoadResult } from './load.js';
+import { requireProgram } from './processes.js';
 
 export interface InstructionCount {
   main: number;
@@ -22,6 +23,11 @@ export interface InstructionCount {
    * processes of the same build (docs/performance.md, "The collector under valgrind").
    */
   mainCollector: number;
+}
+
+/** Fails with what to install when valgrind cannot be run. */
+export function requireValgrind(bench: string): void {
+  requireProgram(bench, 'valgrind', 'Debian: apt-get install valgrind');
 }
 
 /**

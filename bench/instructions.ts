@@ -20,8 +20,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { contenders as benchContenders, withSmallGets } from './contenders.js';
 import { loadGets } from './load.js';
-import { CallgrindDumps, callgrindLauncher, type InstructionCount } from './callgrind.js';
-import { requireProgram, runMain, type ServerProcess } from './processes.js';
+import {
+  CallgrindDumps,
+  callgrindLauncher,
+  requireValgrind,
+  type InstructionCount,
+} from './callgrind.js';
+import { runMain, type ServerProcess } from './processes.js';
 import { saveReport } from './report.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 400);
@@ -29,7 +34,7 @@ const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 4000);
 const CONNECTIONS = 10;
 
 async function main(): Promise<void> {
-  requireProgram('bench:instructions', 'valgrind', 'Debian: apt-get install valgrind');
+  requireValgrind('bench:instructions');
   const app = resolve('.');
   const dist = join(app, 'dist');
   const dumps = await mkdtemp(join(tmpdir(), 'petstore-callgrind-'));

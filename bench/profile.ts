@@ -50,7 +50,11 @@ interface Profiler {
   description: string;
   /** Node's options for a process whose profile goes to `folder`. */
   nodeArgs(folder: string): string[];
-  /** Runs `counted` on the started `server`; microseconds per request over `requests`. */
+  /**
+   * Runs `counted` (`requests` requests) on the started `server`; microseconds per request:
+   * over `requests`, or over every request the process answered where the profile also holds
+   * its start-up and warm-up.
+   */
   measure(
     server: ServerProcess,
     folder: string,
@@ -76,7 +80,7 @@ const v8Profiler: Profiler = {
     "V8's sampling profiler: sampled time of the main thread while not idle, start-up included " +
     '(read the differences, not the absolute figures)',
   nodeArgs: (folder) => ['--cpu-prof', `--cpu-prof-dir=${folder}`, '--cpu-prof-interval=200'],
-  async measure(server, folder, counted) {
+  async measure(server, folder, counted, requests) {
     await counted();
     // The profile is written as the process exits.
     await server.stop();
@@ -95,7 +99,7 @@ const v8Profiler: Profiler = {
       times.set(where, (times.get(where) ?? 0) + (profile.timeDeltas[i] ?? 0));
     });
     // Every request the process answered: start-up and warm-up are in the samples too.
-    return { byPackage: perRequest(times, WARM_UP + REQUESTS) };
+    return { byPackage: perRequest(times, WARM_UP + requests) };
   },
 };
 

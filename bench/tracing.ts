@@ -25,10 +25,15 @@ import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
-import { CallgrindDumps, callgrindLauncher, type InstructionCount } from './callgrind.js';
+import {
+  CallgrindDumps,
+  callgrindLauncher,
+  requireValgrind,
+  type InstructionCount,
+} from './callgrind.js';
 import { openBenchDatabase } from './database.js';
 import { loadGets, pairedMedian, type LoadResult } from './load.js';
-import { requireProgram, runMain, runNode, type ServerProcess } from './processes.js';
+import { runMain, runNode, type ServerProcess } from './processes.js';
 import { seedBase } from './seed.js';
 import { median, startProductionService } from './service.js';
 import { saveReport } from './report.js';
@@ -92,12 +97,7 @@ async function main(): Promise<void> {
     },
   ];
   const profiles = process.env.BENCH_CPU_PROF?.trim();
-  if (CALLGRIND)
-    requireProgram(
-      'bench:tracing with BENCH_CALLGRIND=1',
-      'valgrind',
-      'Debian: apt-get install valgrind',
-    );
+  if (CALLGRIND) requireValgrind('bench:tracing with BENCH_CALLGRIND=1');
   const dumps = CALLGRIND
     ? new CallgrindDumps(await mkdtemp(join(tmpdir(), 'petstore-callgrind-')))
     : undefined;
