@@ -9,6 +9,7 @@ import type { Rejection } from '../common/http/client-error.js';
 import { matchedRoute } from '../common/http/matched-route.js';
 import { cutBecause, isTimeout, UNFINISHED_STATUS } from '../common/http/unfinished-response.js';
 import { currentTraceIds } from '../tracing/trace-context.js';
+import { requestLineWriter } from './request-line.js';
 
 /** The request logger, mounted by configureApp in front of everything (one line per request). */
 export const HTTP_LOGGER = Symbol('HTTP_LOGGER');
@@ -88,6 +89,7 @@ function requestLogMiddleware(
   logger: Logger,
   traced: boolean,
 ): (request: Request, response: Response, next: NextFunction) => void {
+  const writeLine = requestLineWriter(logger);
   return (request, response, next) => {
     const started = Date.now();
     // The request's span, read now: by the time the response closes it may have ended.
@@ -107,27 +109,24 @@ function requestLogMiddleware(
       const url = request.originalUrl;
       const query = url.indexOf('?');
       // Read only for an unfinished answer: on a destroyed socket it is what was written.
-      const bytesSent = finished ? 0 : (socket.bytesWritten ?? bytesBefore) - bytesBefore;
-      logger[level](
-        {
-          req: {
-            id: String(request.headers['x-request-id']),
-            method,
-            url: withoutApiKeys(query === -1 ? url : url.slice(0, query)),
-          },
-          res: finished ? { statusCode: status } : { statusCode: status, aborted: true, bytesSent },
-          responseTime: Date.now() - started,
-          route,
-          keyPrefix: (request as AuthenticatedRequest).apiKey?.prefix,
-          err: cause?.message,
-          ...traceIds,
-        },
-        finished
+      const bytesSent = finished ? undefined : (socket.bytesWritten ?? bytesBefore) - bytesBefore;
+      writeLine(level, {
+        requestId: String(request.headers['x-request-id']),
+        method,
+        url: withoutApiKeys(query === -1 ? url : url.slice(0, query)),
+        statusCode: status,
+        bytesSent,
+        responseTimeMs: Date.now() - started,
+        route,
+        keyPrefix: (request as AuthenticatedRequest).apiKey?.prefix,
+        err: cause?.message,
+        traceIds,
+        msg: finished
           ? `${method} ${route} ${status}`
           : cause === undefined
             ? `${method} ${route} ${status} aborted by the client after ${bytesSent} bytes`
             : `${method} ${route} ${status} cut by the service after ${bytesSent} bytes: ${cause.message}`,
-      );
+      });
     });
     next();
   };
