@@ -9,15 +9,14 @@ import type { AddressInfo } from 'node:net';
 import {
   Counter,
   Gauge,
-  Histogram,
   Registry,
   collectDefaultMetrics,
   type CounterConfiguration,
   type GaugeConfiguration,
-  type HistogramConfiguration,
 } from 'prom-client';
 import type { AppConfig } from '../config/app-config.js';
 import { InjectConfig } from '../config/app-config.provider.js';
+import { RequestHistogram, type RequestHistogramConfiguration } from './request-histogram.js';
 
 type Config<T> = Omit<T, 'registers'>;
 
@@ -57,10 +56,13 @@ export class MetricsService implements OnApplicationBootstrap, OnApplicationShut
     );
   }
 
-  histogram<L extends string>(config: Config<HistogramConfiguration<L>>): Histogram<L> {
+  /** A histogram observed once per request (see RequestHistogram); the same name twice returns the first. */
+  histogram<L extends string>(
+    config: Config<RequestHistogramConfiguration<L>>,
+  ): RequestHistogram<L> {
     return (
-      this.existing<Histogram<L>>(config.name) ??
-      new Histogram({ ...config, registers: [this.registry] })
+      this.existing<RequestHistogram<L>>(config.name) ??
+      new RequestHistogram({ ...config, registers: [this.registry] })
     );
   }
 
