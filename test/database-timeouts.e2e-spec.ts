@@ -162,6 +162,20 @@ describe('database timeouts without startup parameters (e2e)', () => {
       await expect(pool.query('SELECT 1 AS one')).resolves.toMatchObject({ rows: [{ one: 1 }] });
     });
 
+    it('gives each statement its own deadline, counted from when it was sent', async () => {
+      const client = await pool.connect();
+      try {
+        // Answered within the deadline; the next one is sent when two thirds of it have passed.
+        await client.query(`SELECT pg_sleep(${(deadlineMs * 2) / 3 / 1000})`);
+        const [error, elapsedMs] = await failureOf(() => client.query('SELECT pg_sleep(3)'));
+        expect(error.message).toMatch(/Connection terminated/);
+        expect(elapsedMs).toBeGreaterThanOrEqual(deadlineMs - 20);
+        expect(elapsedMs).toBeLessThan(900);
+      } finally {
+        client.release(true);
+      }
+    });
+
     it('leaves a statement answered in time alone, in both forms', async () => {
       await expect(pool.query('SELECT pg_sleep(0.05), 2 AS two')).resolves.toMatchObject({
         rows: [{ two: 2 }],
