@@ -5,22 +5,27 @@
  * BENCH_REQUESTS (30 000) requests at 10 connections; a fresh pair of processes per GET. Each
  * sample goes to the package of the code it landed in (a dependency, a folder of src/, a part of
  * Node), divided by the requests answered. BENCH_GETS picks GETs by number (0 categories, 1 the
- * order list, 2 the pet read; default all). Two profilers (BENCH_PROFILER):
+ * order list, 2 the pet read; default all). Three profilers (BENCH_PROFILER):
  *
  * - `perf` (the default; Debian's linux-perf): Linux's sampling of the whole process's CPU time
  *   (every thread, user and kernel) during the counted requests only, after the warm-up; Node
  *   names its compiled JavaScript for it (`--perf-basic-prof-only-functions`). Native code gets
  *   its share as it runs: V8's property lookups and builtins, its collector and runtime, Node's
  *   C++, libuv, the kernel's system calls, each a row. The rows add up to the CPU per request.
+ * - `perf-callers`: the same with call graphs (`perf record -g`). Each sample goes to the
+ *   innermost JavaScript function on its stack, native code to the JavaScript that called it,
+ *   or to its thread where there is none (libuv's pool, V8's helpers): what a feature's code
+ *   costs where it runs, in one process. Also by thread. Recording stacks slows the processes.
  * - `v8`: V8's own sampling profiler (`--cpu-prof`, a sample every 200 µs), main thread only,
  *   start-up included, and its time is wall time: a native call is charged from when it was
- *   entered to the next sample (it charged 16 µs per request to the log lines' write(), a
- *   hand-off to libuv's pool that costs about 1 µs). Read only its differences between columns.
+ *   entered to the next sample (it charged 16 µs per request to the log lines' write(), where
+ *   `perf-callers` finds 4 on the main thread). Read only its differences between columns.
  */
 import { execFile, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { contenders as benchContenders, withSmallGets } from './contenders.js';
 import { loadGets } from './load.js';
@@ -64,9 +69,13 @@ interface Profiler {
 }
 
 interface Profile {
-  byPackage: Map<string, number>;
+  /** Every sample by package, or, where the profiler records stacks, by thread. */
+  byPackage?: Map<string, number>;
+  byThread?: Map<string, number>;
   /** Native code (V8, Node, libc, the kernel) by function, where the profiler names it. */
   byNativeFunction?: Map<string, number>;
+  /** By JavaScript function, with the native code it called, where the profiler records stacks. */
+  byJavaScriptFunction?: Map<string, number>;
 }
 
 interface CpuProfile {
@@ -131,6 +140,53 @@ function perfPackageOf(dso: string, symbol: string): string {
 
 const execFileText = promisify(execFile);
 
+/**
+ * Runs `counted` while Linux's perf records `server` into `data` (cpu-clock, every thread;
+ * `options` adds to perf record's); answers the CPU time the process used meanwhile (ms).
+ */
+async function recordPerf(
+  server: ServerProcess,
+  data: string,
+  counted: () => Promise<unknown>,
+  options: string[] = [],
+): Promise<number> {
+  const recording = spawn(
+    'perf',
+    ['record', '--quiet', '-e', 'cpu-clock', '-F', '4000', ...options].concat([
+      '-p',
+      String(server.pid),
+      '-o',
+      data,
+    ]),
+    { stdio: 'ignore' },
+  );
+  const stopped = new Promise((done) => recording.once('exit', done));
+  await sleep(500); // perf attaches to each thread
+  const cpuBefore = server.cpuMs();
+  await counted();
+  const cpuMs = (server.cpuMs() ?? 0) - (cpuBefore ?? 0);
+  recording.kill('SIGINT');
+  await stopped;
+  return cpuMs;
+}
+
+/** Counts of samples as µs per request: each one's share of `cpuMs`, over `requests`. */
+function perfTimes(
+  counts: Map<string, number>,
+  total: number,
+  cpuMs: number,
+  requests: number,
+): Map<string, number> {
+  return perRequest(
+    new Map([...counts].map(([key, n]) => [key, (n / total) * cpuMs * 1000])),
+    requests,
+  );
+}
+
+function countOne(counts: Map<string, number>, key: string): void {
+  counts.set(key, (counts.get(key) ?? 0) + 1);
+}
+
 const perfProfiler: Profiler = {
   description:
     "Linux's perf (cpu-clock): CPU time of every thread of the process, user and kernel, during " +
@@ -139,18 +195,7 @@ const perfProfiler: Profiler = {
   async measure(server, folder, counted, requests) {
     const data = join(folder, 'perf.data');
     await mkdir(folder, { recursive: true });
-    const recording = spawn(
-      'perf',
-      ['record', '--quiet', '-e', 'cpu-clock', '-F', '4000', '-p', String(server.pid), '-o', data],
-      { stdio: 'ignore' },
-    );
-    const stopped = new Promise((done) => recording.once('exit', done));
-    await sleep(500); // perf attaches to each thread
-    const cpuBefore = server.cpuMs();
-    await counted();
-    const cpuMs = (server.cpuMs() ?? 0) - (cpuBefore ?? 0);
-    recording.kill('SIGINT');
-    await stopped;
+    const cpuMs = await recordPerf(server, data, counted);
     const report = await execFileText(
       'perf',
       [
@@ -189,13 +234,78 @@ const perfProfiler: Profiler = {
       total += count;
     }
     await rm(`/tmp/perf-${server.pid}.map`, { force: true });
-    // Each one's share of the samples, of the CPU time the process used meanwhile.
-    const time = (counts: Map<string, number>) =>
-      perRequest(
-        new Map([...counts].map(([key, n]) => [key, (n / total) * cpuMs * 1000])),
-        requests,
-      );
-    return { byPackage: time(samples), byNativeFunction: time(nativeSamples) };
+    return {
+      byPackage: perfTimes(samples, total, cpuMs, requests),
+      byNativeFunction: perfTimes(nativeSamples, total, cpuMs, requests),
+    };
+  },
+};
+
+/** "JS:*'send /…/node_modules/express/lib/response.js:126:25" → "send (express/lib/response.js:126)". */
+function javaScriptFunction(symbol: string): string {
+  const located = /^JS:\S?'?(.*?) ?(\S+):(\d+):\d+$/.exec(symbol);
+  if (located === null) return symbol;
+  const [, name, url, line] = located;
+  const file = url.replace(/^.*?\/(node_modules|dist|dist-bench)\//, (_, folder: string) =>
+    folder === 'node_modules' ? '' : `${folder}/`,
+  );
+  return `${name || '(anonymous)'} (${file}:${line})`;
+}
+
+/**
+ * perf with call graphs: each sample is charged to the innermost JavaScript function on its
+ * stack, so the builtins, runtime and system calls a function causes count as its own; a
+ * sample with no JavaScript on its stack goes to its thread (libuv's pool, V8's helpers, the
+ * event loop). What a feature costs is then read in one process, where it runs, rather than as
+ * the difference of two processes, or from a micro-benchmark where its code sees one shape of
+ * object (docs/performance.md, "What the request line and the histogram cost").
+ */
+const perfCallersProfiler: Profiler = {
+  description:
+    "Linux's perf (cpu-clock) with call graphs: CPU time of every thread, user and kernel, during " +
+    'the counted requests only; each sample charged to the innermost JavaScript function on its ' +
+    'stack (native code to the JavaScript that called it), or to its thread where there is none',
+  nodeArgs: () => ['--perf-basic-prof-only-functions'],
+  async measure(server, folder, counted, requests) {
+    const data = join(folder, 'perf.data');
+    await mkdir(folder, { recursive: true });
+    const cpuMs = await recordPerf(server, data, counted, ['-g']);
+    const script = spawn('perf', ['script', '-i', data, '-F', 'comm,ip,sym,dso'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const byFunction = new Map<string, number>();
+    const byThread = new Map<string, number>();
+    let total = 0;
+    let thread: string | undefined;
+    let charged = false;
+    for await (const line of createInterface({ input: script.stdout })) {
+      if (line.trim() === '') {
+        if (thread !== undefined && !charged) countOne(byFunction, `(${thread}, no JavaScript)`);
+        thread = undefined;
+        continue;
+      }
+      if (thread === undefined) {
+        // A sample's first line names its thread; its frames follow, innermost first.
+        thread = line.trim();
+        charged = false;
+        total++;
+        countOne(byThread, thread);
+        continue;
+      }
+      if (charged) continue;
+      // "\t    7f3a1c2b JS:*'send /…/response.js:126:25 (/tmp/perf-1234.map)"
+      const frame = /^\s*[0-9a-f]+ (.*) \((.*)\)$/.exec(line);
+      if (frame?.[2]?.startsWith('/tmp/perf-') && frame[1]?.startsWith('JS:')) {
+        countOne(byFunction, javaScriptFunction(frame[1]));
+        charged = true;
+      }
+    }
+    if (thread !== undefined && !charged) countOne(byFunction, `(${thread}, no JavaScript)`);
+    await rm(`/tmp/perf-${server.pid}.map`, { force: true });
+    return {
+      byThread: perfTimes(byThread, total, cpuMs, requests),
+      byJavaScriptFunction: perfTimes(byFunction, total, cpuMs, requests),
+    };
   },
 };
 
@@ -227,14 +337,18 @@ function perRequest(times: Map<string, number>, requests: number): Map<string, n
   return new Map([...times].map(([where, us]) => [where, us / requests]));
 }
 
-const PROFILERS: Record<string, Profiler> = { perf: perfProfiler, v8: v8Profiler };
+const PROFILERS: Record<string, Profiler> = {
+  perf: perfProfiler,
+  'perf-callers': perfCallersProfiler,
+  v8: v8Profiler,
+};
 
 async function main(): Promise<void> {
   const chosenProfiler = process.env.BENCH_PROFILER ?? 'perf';
   const profiler = PROFILERS[chosenProfiler];
   if (profiler === undefined)
-    throw new Error(`BENCH_PROFILER is perf or v8, not ${chosenProfiler}`);
-  if (profiler === perfProfiler) {
+    throw new Error(`BENCH_PROFILER is perf, perf-callers or v8, not ${chosenProfiler}`);
+  if (profiler !== v8Profiler) {
     requireProgram(
       'bench:profile',
       'perf',
@@ -285,20 +399,34 @@ async function main(): Promise<void> {
         }
         const total = (map: Map<string, number>) => [...map.values()].reduce((a, b) => a + b, 0);
         const [nest, service] = measured;
+        const whole = (profile: Profile) =>
+          total(profile.byPackage ?? profile.byThread ?? new Map<string, number>()).toFixed(0);
         lines.push(
           `## ${get.title}`,
           '',
-          `Bare Nest ${total(nest.byPackage).toFixed(0)} µs per request, the service ` +
-            `${total(service.byPackage).toFixed(0)} µs. The 30 packages that differ most:`,
+          `Bare Nest ${whole(nest)} µs per request, the service ${whole(service)} µs.`,
           '',
-          ...differences('package', nest.byPackage, service.byPackage, 30),
         );
-        if (nest.byNativeFunction && service.byNativeFunction) {
-          lines.push(
+        const tables: [string, string, keyof Profile, number][] = [
+          ['The 30 packages that differ most:', 'package', 'byPackage', 30],
+          ['By thread:', 'thread', 'byThread', 10],
+          [
+            'The 40 JavaScript functions that differ most, each with the native code it called:',
+            'function',
+            'byJavaScriptFunction',
+            40,
+          ],
+          [
             'Of the native code, the 20 functions that differ most:',
-            '',
-            ...differences('function', nest.byNativeFunction, service.byNativeFunction, 20),
-          );
+            'function',
+            'byNativeFunction',
+            20,
+          ],
+        ];
+        for (const [title, what, key, rows] of tables) {
+          const mine = service[key];
+          const theirs = nest[key];
+          if (mine && theirs) lines.push(title, '', ...differences(what, theirs, mine, rows));
         }
       }
       await saveReport(app, `profile-${date}`, lines);
