@@ -38,7 +38,8 @@ export function httpMetricsMiddleware(
     help: 'Requests refused with 429 RATE_LIMITED',
   });
   return (request, response, next) => {
-    const start = process.hrtime.bigint();
+    // A double of ms, monotonic: no BigInt to allocate twice per request, as hrtime.bigint().
+    const start = performance.now();
     const method = knownMethod(request.method);
     inFlight[method] = (inFlight[method] ?? 0) + 1;
     // on, not once: a response closes once, and once's wrapper and removal cost every request.
@@ -52,7 +53,7 @@ export function httpMetricsMiddleware(
           http_route: matchedRoute(request) ?? '',
           http_response_status_code: String(status),
         },
-        Number(process.hrtime.bigint() - start) / 1e9,
+        (performance.now() - start) / 1e3,
       );
     });
     next();
