@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Express, Response } from 'express';
+import { sendJsonText } from './send-streamed-json.js';
 
 /**
  * An id beyond 2^53 - 1, which a JavaScript number cannot hold: ids are int64 (docs/api.md).
@@ -48,7 +49,7 @@ export function stringifyExactly(value: unknown): string {
 /** Every res.json() of this Express app writes ExactInt64 values as numbers. */
 export function sendJsonExactly(app: Express): void {
   app.response.json = function json(this: Response, body: unknown): Response {
-    if (!this.get('Content-Type')) this.set('Content-Type', 'application/json');
-    return this.send(stringifyExactly(body));
+    sendJsonText(this, stringifyExactly(body));
+    return this;
   };
 }
