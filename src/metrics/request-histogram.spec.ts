@@ -85,6 +85,14 @@ describe('RequestHistogram', () => {
     expect(await ours.getMetricsAsJSON()).toEqual(await theirs.getMetricsAsJSON());
   });
 
+  it('forgets its series when the registry resets its metrics, as prom-client does', async () => {
+    const { theirs, ours } = both(OBSERVATIONS);
+    theirs.resetMetrics();
+    ours.resetMetrics();
+    expect(await ours.metrics()).toBe(await theirs.metrics());
+    expect(await ours.metrics()).not.toContain('_bucket');
+  });
+
   it('has no series before its first observation, as prom-client has none', async () => {
     const { theirs, ours } = both([]);
     expect(await ours.metrics()).toBe(await theirs.metrics());

@@ -41,7 +41,7 @@ interface Series<L extends string> {
  * joined into one Map key, and its buckets in an array. prom-client's Histogram checks and hashes
  * a label object on every observation, then counts the bucket under its bound turned into text:
  * about 5 µs a request in the running service, for what costs well under one here
- * (docs/performance.md, "What the request line and the histogram cost"). It registers in a
+ * (docs/performance.md, "What the features cost where they run"). It registers in a
  * prom-client Registry and is exposed exactly as prom-client's Histogram would be
  * (request-histogram.spec.ts holds it to that).
  */
@@ -88,6 +88,11 @@ export class RequestHistogram<L extends string> {
     }
     series.sum += value;
     series.count++;
+  }
+
+  /** Forgets every series, as prom-client's reset() does (Registry.resetMetrics()). */
+  reset(): void {
+    this.series.clear();
   }
 
   /** What Registry.metrics() formats, as prom-client's Histogram hands it. */
