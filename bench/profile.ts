@@ -258,7 +258,7 @@ function javaScriptFunction(symbol: string): string {
  * sample with no JavaScript on its stack goes to its thread (libuv's pool, V8's helpers, the
  * event loop). What a feature costs is then read in one process, where it runs, rather than as
  * the difference of two processes, or from a micro-benchmark where its code sees one shape of
- * object (docs/performance.md, "What the request line and the histogram cost").
+ * object (docs/performance.md, "What the features cost where they run").
  */
 const perfCallersProfiler: Profiler = {
   description:

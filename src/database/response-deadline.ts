@@ -29,7 +29,7 @@ export function clientWithResponseDeadline(deadlineMs: number): typeof pg.Client
   /**
    * One timer per client, armed when a statement is sent while none is, not one per statement:
    * a timer set and cleared for every statement was a tenth of what reads cost a request on top of
-   * the framework (docs/performance.md, "What the request line and the histogram cost"). When it
+   * the framework (docs/performance.md, "What the features cost where they run"). When it
    * fires, it drops the connection if the oldest unanswered statement is past the deadline, or
    * waits for that one's deadline; with none unanswered, it is armed again by the next statement.
    */

@@ -41,8 +41,8 @@ interface PinoFrame {
  * Writes request lines to `logger`'s destination, byte for byte as `logger[level](fields, msg)`
  * would (request-line.spec.ts holds it to pino's own output). Every request writes one, so it is
  * built from its fixed shape rather than by pino's walk over an arbitrary object, which costs
- * several times as much in the running service (docs/performance.md, "What the request line and
- * the histogram cost"). Its strings are escaped as JSON.stringify escapes them, as pino's are.
+ * several times as much in the running service (docs/performance.md, "What the features cost
+ * where they run"). Its strings are escaped as JSON.stringify escapes them, as pino's are.
  */
 export function requestLineWriter(logger: Logger): (level: Level, line: RequestLine) => void {
   const frame = logger as unknown as PinoFrame;

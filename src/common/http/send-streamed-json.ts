@@ -9,8 +9,8 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
  * Ends `response` with `text`, a JSON document, as Express's res.send() ends it here: Content-Type
  * application/json with its charset (unless one is set), Content-Length, the body (none for
  * HEAD). res.send() gets there by parsing and formatting the Content-Type twice and looking up
- * its charset, about 10 µs a request (docs/performance.md, "What the request line and the
- * histogram cost"), so the common answer is written straight. What res.send() does besides (a
+ * its charset, about 10 µs a request (docs/performance.md, "What the features cost where
+ * they run"), so the common answer is written straight. What res.send() does besides (a
  * 304 for a conditional request that is fresh, no body for 204, 205 and 304, an ETag where the
  * app computes them; this app does not) is left to it.
  */
