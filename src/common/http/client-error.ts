@@ -3,6 +3,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ERROR_STATUS, ErrorCode } from '../errors/error-code.js';
 import type { ErrorDto } from '../errors/error.dto.js';
+import { JSON_CONTENT_TYPE, writeJsonAnswer } from './send-streamed-json.js';
 
 /**
  * Requests Node's HTTP server refuses before or while Express serves them. Without a handler
@@ -102,7 +103,7 @@ export function sendClientErrorsAsJson(
     const body = JSON.stringify(answer);
     socket.end(
       `HTTP/1.1 ${answer.status} ${STATUS_TEXT[answer.status] ?? 'Error'}\r\n` +
-        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Content-Type: ${JSON_CONTENT_TYPE}\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\n` +
         'X-Content-Type-Options: nosniff\r\n' +
         `X-Request-Id: ${requestId}\r\n` +
@@ -119,12 +120,9 @@ export function sendClientErrorsAsJson(
  * connection once it is sent; the app's own work on the request then finds it closed.
  */
 function sendThrough(response: ServerResponse, answer: ErrorDto): void {
-  const body = JSON.stringify(answer);
   response.statusCode = answer.status;
-  response.setHeader('Content-Type', 'application/json; charset=utf-8');
-  response.setHeader('Content-Length', Buffer.byteLength(body));
   response.setHeader('Connection', 'close');
-  response.end(body);
+  writeJsonAnswer(response, JSON.stringify(answer));
 }
 
 const STATUS_TEXT: Record<number, string> = {

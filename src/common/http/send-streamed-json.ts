@@ -1,9 +1,17 @@
 import type { Response } from 'express';
 import { once } from 'node:events';
+import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
-const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/** Ends `response` with `text`, a whole JSON document, with its Content-Type and Content-Length. */
+export function writeJsonAnswer(response: ServerResponse, text: string): void {
+  response.setHeader('Content-Type', JSON_CONTENT_TYPE);
+  response.setHeader('Content-Length', Buffer.byteLength(text));
+  response.end(text);
+}
 
 /**
  * Ends `response` with `text`, a JSON document, as Express's res.send() ends it here: Content-Type
@@ -30,9 +38,7 @@ export function sendJsonText(response: Response, text: string): void {
     response.send(text);
     return;
   }
-  response.setHeader('Content-Type', JSON_CONTENT_TYPE);
-  response.setHeader('Content-Length', Buffer.byteLength(text));
-  response.end(text);
+  writeJsonAnswer(response, text);
 }
 
 /**
