@@ -141,15 +141,18 @@ function perfPackageOf(dso: string, symbol: string): string {
 const execFileText = promisify(execFile);
 
 /**
- * Runs `counted` while Linux's perf records `server` into `data` (cpu-clock, every thread;
- * `options` adds to perf record's); answers the CPU time the process used meanwhile (ms).
+ * Runs `counted` while Linux's perf records `server` into `folder`/perf.data (cpu-clock, every
+ * thread; `options` adds to perf record's); answers that file and the CPU time the process used
+ * meanwhile (ms).
  */
 async function recordPerf(
   server: ServerProcess,
-  data: string,
+  folder: string,
   counted: () => Promise<unknown>,
   options: string[] = [],
-): Promise<number> {
+): Promise<{ data: string; cpuMs: number }> {
+  const data = join(folder, 'perf.data');
+  await mkdir(folder, { recursive: true });
   const recording = spawn(
     'perf',
     ['record', '--quiet', '-e', 'cpu-clock', '-F', '4000', ...options].concat([
@@ -167,7 +170,7 @@ async function recordPerf(
   const cpuMs = (server.cpuMs() ?? 0) - (cpuBefore ?? 0);
   recording.kill('SIGINT');
   await stopped;
-  return cpuMs;
+  return { data, cpuMs };
 }
 
 /** Counts of samples as µs per request: each one's share of `cpuMs`, over `requests`. */
@@ -183,8 +186,8 @@ function perfTimes(
   );
 }
 
-function countOne(counts: Map<string, number>, key: string): void {
-  counts.set(key, (counts.get(key) ?? 0) + 1);
+function count(counts: Map<string, number>, key: string, samples = 1): void {
+  counts.set(key, (counts.get(key) ?? 0) + samples);
 }
 
 const perfProfiler: Profiler = {
@@ -193,9 +196,7 @@ const perfProfiler: Profiler = {
     'the counted requests only',
   nodeArgs: () => ['--perf-basic-prof-only-functions'],
   async measure(server, folder, counted, requests) {
-    const data = join(folder, 'perf.data');
-    await mkdir(folder, { recursive: true });
-    const cpuMs = await recordPerf(server, data, counted);
+    const { data, cpuMs } = await recordPerf(server, folder, counted);
     const report = await execFileText(
       'perf',
       [
@@ -221,17 +222,16 @@ const perfProfiler: Profiler = {
       // "  3.78%;  1034 ;[kernel.kallsyms] ;[k] _raw_spin_unlock_irqrestore"
       const row = /^\s*[\d.]+%\s*;\s*(\d+)\s*;(.*?)\s*;\[.\] (.*)$/.exec(line);
       if (row === null) continue;
-      const count = Number(row[1]);
+      const rowSamples = Number(row[1]);
       const dso = (row[2] ?? '').trim();
       const symbol = (row[3] ?? '').trim();
       const where = perfPackageOf(dso, symbol);
-      samples.set(where, (samples.get(where) ?? 0) + count);
+      count(samples, where, rowSamples);
       if (!dso.startsWith('[JIT]')) {
         // Native rows are named "(what)" by perfPackageOf: "symbol (what)".
-        const name = `${symbol.slice(0, 90)} (${where.slice(1, -1)})`;
-        nativeSamples.set(name, (nativeSamples.get(name) ?? 0) + count);
+        count(nativeSamples, `${symbol.slice(0, 90)} (${where.slice(1, -1)})`, rowSamples);
       }
-      total += count;
+      total += rowSamples;
     }
     await rm(`/tmp/perf-${server.pid}.map`, { force: true });
     return {
@@ -267,9 +267,7 @@ const perfCallersProfiler: Profiler = {
     'stack (native code to the JavaScript that called it), or to its thread where there is none',
   nodeArgs: () => ['--perf-basic-prof-only-functions'],
   async measure(server, folder, counted, requests) {
-    const data = join(folder, 'perf.data');
-    await mkdir(folder, { recursive: true });
-    const cpuMs = await recordPerf(server, data, counted, ['-g']);
+    const { data, cpuMs } = await recordPerf(server, folder, counted, ['-g']);
     const script = spawn('perf', ['script', '-i', data, '-F', 'comm,ip,sym,dso'], {
       stdio: ['ignore', 'pipe', 'ignore'],
     });
@@ -280,7 +278,7 @@ const perfCallersProfiler: Profiler = {
     let charged = false;
     for await (const line of createInterface({ input: script.stdout })) {
       if (line.trim() === '') {
-        if (thread !== undefined && !charged) countOne(byFunction, `(${thread}, no JavaScript)`);
+        if (thread !== undefined && !charged) count(byFunction, `(${thread}, no JavaScript)`);
         thread = undefined;
         continue;
       }
@@ -289,18 +287,18 @@ const perfCallersProfiler: Profiler = {
         thread = line.trim();
         charged = false;
         total++;
-        countOne(byThread, thread);
+        count(byThread, thread);
         continue;
       }
       if (charged) continue;
       // "\t    7f3a1c2b JS:*'send /…/response.js:126:25 (/tmp/perf-1234.map)"
       const frame = /^\s*[0-9a-f]+ (.*) \((.*)\)$/.exec(line);
       if (frame?.[2]?.startsWith('/tmp/perf-') && frame[1]?.startsWith('JS:')) {
-        countOne(byFunction, javaScriptFunction(frame[1]));
+        count(byFunction, javaScriptFunction(frame[1]));
         charged = true;
       }
     }
-    if (thread !== undefined && !charged) countOne(byFunction, `(${thread}, no JavaScript)`);
+    if (thread !== undefined && !charged) count(byFunction, `(${thread}, no JavaScript)`);
     await rm(`/tmp/perf-${server.pid}.map`, { force: true });
     return {
       byThread: perfTimes(byThread, total, cpuMs, requests),
