@@ -433,6 +433,40 @@ describe('resource JSON', () => {
         `json_strip_nulls(json_build_object('id', r.id, 'label', r.name))`,
       );
     });
+
+    it('opens the object with whichever field comes first when the first ones may be left out', () => {
+      interface Sparse {
+        a: string | null;
+        b: string | null;
+        c: number;
+      }
+      const sparse = resourceJson<Sparse, unknown>({ a: 'a', b: 'b', c: 'c' }, [
+        { from: 'a', kind: text, optional: true },
+        { from: 'b', kind: text, optional: true },
+        { from: 'c', kind: integer },
+      ]);
+      const allOptional = resourceJson<Pick<Sparse, 'a' | 'b'>, unknown>({ a: 'a', b: 'b' }, [
+        { from: 'a', kind: text, optional: true },
+        { from: 'b', kind: text, optional: true },
+      ]);
+      for (const [a, b] of [
+        [null, null],
+        ['x', null],
+        [null, 'y'],
+        ['x', 'y'],
+      ]) {
+        expectRenderings(
+          sparse,
+          [a, b, '3'],
+          JSON.stringify({ a: a ?? undefined, b: b ?? undefined, c: 3 }),
+        );
+        expectRenderings(
+          allOptional,
+          [a, b],
+          JSON.stringify({ a: a ?? undefined, b: b ?? undefined }),
+        );
+      }
+    });
   });
 
   describe("COPY's text format", () => {

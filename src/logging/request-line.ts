@@ -1,4 +1,5 @@
 import { pino, type Level, type Logger } from 'pino';
+import { jsonString } from '../common/json-string.js';
 
 /** What one request's line says (docs/operating.md, Logs). */
 export interface RequestLine {
@@ -19,14 +20,6 @@ export interface RequestLine {
 }
 
 const symbols = pino.symbols;
-
-/** Printable ASCII but for the quote and the backslash: such text is its own JSON string. */
-const PLAIN_TEXT = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
-
-/** `text` as a JSON string, as JSON.stringify writes it; most text needs no escape, and skips its cost. */
-function jsonString(text: string): string {
-  return PLAIN_TEXT.test(text) ? `"${text}"` : JSON.stringify(text);
-}
 
 /** The pino internals a line is framed with (`pino.symbols` is pino's public name for them). */
 interface PinoFrame {
