@@ -34,11 +34,43 @@ const TEXT_TYPES = { getTypeParser: () => (value: string) => value };
 const MARKER = '/* batched_query_stream */';
 
 /**
- * The rows of a SELECT as one JSON array, in bytes, rendered in Node piece by piece as the rows
- * arrive, with backpressure: nothing is read from PostgreSQL while the consumer's buffer is full.
- *
- * Up to `singleQueryRows` rows, one statement in one round trip (LIMIT n + 1 tells whether
- * there are more). Beyond that, the whole list is read again, consistently, inside one
+ * The rows of a SELECT as one JSON array. Up to `singleQueryRows` rows, its text, from one
+ * statement in one round trip (LIMIT n + 1 tells whether there are more), as any other read
+ * runs: on a connection from `pool`, bounded by the statement timeout. Beyond that, a
+ * BatchedQueryStream of its bytes, which reads the list again, whole, in one transaction; the
+ * stream's timeout counts from here. Rejects, the connection given back, when the list cannot
+ * be read or the stream cannot begin, so the caller can still answer with an error.
+ */
+export async function selectJsonArray(
+  pool: pg.Pool,
+  options: BatchedQueryOptions,
+): Promise<string | Readable> {
+  const startedAt = performance.now();
+  const limit = options.singleQueryRows;
+  const result = (await pool.query({
+    text: `SET LOCAL TimeZone = 'UTC'; ${options.select} LIMIT ${limit + 1}`,
+    rowMode: 'array',
+    types: TEXT_TYPES,
+  })) as unknown as [pg.QueryResult, pg.QueryArrayResult<TextRow>];
+  const rows = result[1].rows;
+  if (rows.length <= limit) {
+    const { fromText } = options.json;
+    let json = '';
+    for (let index = 0; index < rows.length; index++) {
+      json += index === 0 ? fromText(rows[index]) : `,${fromText(rows[index])}`;
+    }
+    return `[${json}]`;
+  }
+  const remainingMs = options.streamTimeoutMs - (performance.now() - startedAt);
+  const stream = new BatchedQueryStream(pool, options, Math.max(0, Math.round(remainingMs)));
+  await stream.open();
+  return stream;
+}
+
+/**
+ * The rows of a SELECT longer than one statement carries, as one JSON array, in bytes, rendered
+ * in Node piece by piece as the rows arrive, with backpressure: nothing is read from PostgreSQL
+ * while the consumer's buffer is full. The whole list is read, consistently, inside one
  * read-only transaction: BEGIN and SET LOCAL timeouts in one message, then
  * `COPY (SELECT …) TO STDOUT`, whose rows are rendered from their bytes into JSON bytes, then
  * COMMIT. COPY, not a cursor: pg builds a message, an array and a string per field for every
@@ -58,7 +90,8 @@ export class BatchedQueryStream extends Readable {
   private broken = false;
   private rowsSent = 0;
   private released = false;
-  private copyJson: JsonBytes | undefined;
+  /** Where the COPY's rows are rendered. */
+  private readonly out = new JsonBytes();
   /** The start of a row whose end has not arrived yet. */
   private carry: Buffer | undefined;
   private readonly timer: NodeJS.Timeout;
@@ -66,9 +99,11 @@ export class BatchedQueryStream extends Readable {
     this.broken = true;
   };
 
+  /** `timeoutMs`: what is left of the stream's timeout (options.streamTimeoutMs). */
   constructor(
     private readonly pool: pg.Pool,
     private readonly options: BatchedQueryOptions,
+    timeoutMs = options.streamTimeoutMs,
   ) {
     // About a megabyte of JSON ahead of a slow client, no more.
     super({ highWaterMark: 1024 * 1024 });
@@ -79,36 +114,20 @@ export class BatchedQueryStream extends Readable {
       );
       error.name = 'TimeoutError';
       this.destroy(error);
-    }, options.streamTimeoutMs);
+    }, timeoutMs);
     this.timer.unref();
   }
 
   /**
-   * Where the COPY's rows are rendered, made with the first of them: its 256 KB slab, allocated
-   * for every list, made the short lists (one statement, no COPY) collect garbage about twice
-   * as often (docs/performance.md, The service's pieces).
+   * Begins the transaction and the COPY before anything is sent: resolves with the stream
+   * holding `[`, to be piped. Rejects, with the connection given back, when the list cannot be
+   * read, so the caller can still answer with an error.
    */
-  private get out(): JsonBytes {
-    return (this.copyJson ??= new JsonBytes());
-  }
-
-  /**
-   * Runs the first statement before anything is sent. Resolves with the whole array, as text,
-   * when the list fits in that statement (the stream is then spent: send the text, with its
-   * length); else with undefined, the stream holding `[` and the COPY under way, to be piped.
-   * Rejects, with the connection given back, when the list cannot be read, so the caller can
-   * still answer with an error.
-   */
-  async open(): Promise<string | undefined> {
+  async open(): Promise<void> {
     try {
-      const whole = await this.start();
-      if (whole !== undefined) {
-        this.destroy();
-        return whole;
-      }
+      await this.start();
       // Cut while it began (DB_STREAM_TIMEOUT_MS): nothing was sent, so it is still an error.
       if (this.destroyed) throw this.errored ?? new Error('the list was cut before it began');
-      return undefined;
     } catch (error) {
       this.broken ||= isConnectionError(error);
       this.destroy();
@@ -121,36 +140,24 @@ export class BatchedQueryStream extends Readable {
     this.copy?.resume();
   }
 
-  /**
-   * The whole array when it fits in one statement; else undefined, with the COPY started, which
-   * pushes the rows and the closing `]`.
-   */
-  private async start(): Promise<string | undefined> {
-    this.client = await this.pool.connect();
-    this.client.on('error', this.onClientError);
-    const { singleQueryRows: limit, statementTimeoutMs, streamTimeoutMs } = this.options;
-    const rows = await this.query(
-      `SET LOCAL TimeZone = 'UTC'; ${this.options.select} LIMIT ${limit + 1}`,
-    );
-    if (rows.length <= limit) {
-      this.release();
-      let json = '';
-      for (const row of rows) json += this.rendered(row);
-      return `[${json}]`;
-    }
-    // Longer than one statement should carry: read it all again, in one transaction, so the
-    // list is one consistent snapshot.
+  /** Starts the COPY, which pushes the rows and the closing `]`. */
+  private async start(): Promise<void> {
+    // The list was longer than one statement carries: it is read again, whole, in one
+    // transaction, so that it is one consistent snapshot.
     const releaseSlot = this.options.acquireCursorSlot?.();
     if (releaseSlot) this.once('close', releaseSlot);
+    this.client = await this.pool.connect();
+    this.client.on('error', this.onClientError);
+    const { statementTimeoutMs, streamTimeoutMs } = this.options;
     this.inTransaction = true;
     // The COPY is one statement however long the client takes to read it: the stream's
     // timeout bounds it, as it bounds the whole list.
-    await this.query(
+    await this.client.query(
       `BEGIN READ ONLY; SET LOCAL statement_timeout = ${Math.max(statementTimeoutMs, streamTimeoutMs)};
        SET LOCAL idle_in_transaction_session_timeout = ${streamTimeoutMs};
        SET LOCAL TimeZone = 'UTC'`,
     );
-    if (this.destroyed) return undefined;
+    if (this.destroyed) return;
     this.push('[');
     const copy = this.client.query(copyTo(`${MARKER} COPY (${this.options.select}) TO STDOUT`));
     this.copy = copy;
@@ -174,7 +181,6 @@ export class BatchedQueryStream extends Readable {
         },
       );
     });
-    return undefined;
   }
 
   /** After the COPY's last row: COMMIT, the connection back, the `]`. */
@@ -227,19 +233,6 @@ export class BatchedQueryStream extends Readable {
     let more = true;
     for (const piece of pieces) more = this.push(piece);
     return more;
-  }
-
-  /** One row as JSON, after a comma unless it is the array's first. */
-  private rendered(row: TextRow): string {
-    const json = this.options.json.fromText(row);
-    return this.rowsSent++ === 0 ? json : `,${json}`;
-  }
-
-  /** Rows of the last statement of `text` (one message, one round trip). */
-  private async query(text: string): Promise<TextRow[]> {
-    const result = (await this.client!.query({ text, rowMode: 'array', types: TEXT_TYPES })) as
-      pg.QueryArrayResult<TextRow> | Array<pg.QueryArrayResult<TextRow>>;
-    return Array.isArray(result) ? result[result.length - 1].rows : result.rows;
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {

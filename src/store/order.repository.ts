@@ -4,7 +4,7 @@ import type pg from 'pg';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
-import { BatchedQueryStream } from '../database/batched-query-stream.js';
+import { selectJsonArray } from '../database/batched-query-stream.js';
 import type { AttachedWrite } from '../database/attached-writes.js';
 import { int64Id } from '../common/http/exact-int64.js';
 import { ReadRouter } from '../database/read-router.js';
@@ -62,7 +62,7 @@ export class OrderRepository {
   /**
    * Every order by id, as one JSON array (OrderDto's JSON), rendered in Node from plain columns:
    * the text when the list fits in one statement, else a stream of its bytes (see
-   * BatchedQueryStream for the one-statement and the COPY paths). A streamed list takes one of
+   * selectJsonArray for the one-statement and the COPY paths). A streamed list takes one of
    * the StreamSlots for the calling key or is a 429 (the key's share taken) or 503 (the
    * instance's slots taken). A list that fits in one statement takes none:
    * it holds its connection no longer than any other query (and a 503 for it would make a
@@ -77,17 +77,16 @@ export class OrderRepository {
   async listAllAsJson(callerKeyId: number): Promise<string | Readable> {
     this.streamSlots.refuseIfTaken(callerKeyId);
     // On a replica as on the primary: the COPY is one statement, so one snapshot.
-    return this.reads.open(async (pool: pg.Pool) => {
-      const stream = new BatchedQueryStream(pool, {
+    return this.reads.open((pool: pg.Pool) =>
+      selectJsonArray(pool, {
         select: orderStatements.listAll().sql,
         singleQueryRows: LIST_SINGLE_QUERY_ROWS,
         statementTimeoutMs: this.db.statementTimeoutMs,
         streamTimeoutMs: this.db.streamTimeoutMs,
         json: ORDER_JSON,
         acquireCursorSlot: () => this.streamSlots.acquire(callerKeyId),
-      });
-      return (await stream.open()) ?? stream;
-    });
+      }),
+    );
   }
 
   /** One page of v2 listOrders (see orderStatements.listPage). */
