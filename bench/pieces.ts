@@ -11,7 +11,8 @@
  * process's without it.
  *
  * BENCH_REQUESTS (3000), BENCH_ROUNDS (5), BENCH_WARM_UP (10 000), BENCH_CONNECTIONS (50);
- * BENCH_CPU_PROF=<folder>
+ * BENCH_PIECES=0 runs the service whole and without all its pieces only (the paired runs of the
+ * CPU target: docs/performance.md, "The short order list"); BENCH_CPU_PROF=<folder>
  * also writes the whole service's V8 CPU profile there (`--cpu-prof`); BENCH_BEFORE_DIST=<a
  * dist/ folder> runs the same processes for that build too ("before"), in the same rounds.
  */
@@ -41,13 +42,17 @@ async function main(): Promise<void> {
     const servers: ServerProcess[] = [];
     try {
       const before = process.env.BENCH_BEFORE_DIST?.trim();
-      const contenders = benchContenders({
-        ...options,
-        nodeArgs: (name) =>
-          name === 'service' && profiles
-            ? ['--cpu-prof', `--cpu-prof-dir=${resolve(profiles)}`]
-            : [],
-      });
+      const eachPiece = process.env.BENCH_PIECES !== '0';
+      const contenders = benchContenders(
+        {
+          ...options,
+          nodeArgs: (name) =>
+            name === 'service' && profiles
+              ? ['--cpu-prof', `--cpu-prof-dir=${resolve(profiles)}`]
+              : [],
+        },
+        { pieces: eachPiece },
+      );
       for (const contender of contenders) {
         process.stderr.write(`starting ${contender.name} …\n`);
         servers.push(await contender.start());
@@ -94,7 +99,8 @@ async function main(): Promise<void> {
       const cpuOf = (r: LoadResult) => r.serverCpuUsPerRequest;
       const rpsOf = (r: LoadResult) => r.requestsPerSecond;
       const bareNest = 0;
-      const serviceCount = PIECES.length + 2;
+      // The service whole, without each piece (unless BENCH_PIECES=0), without all of them.
+      const serviceCount = (eachPiece ? PIECES.length : 0) + 2;
       const after = 2;
       const beforeAt = before ? after + serviceCount : undefined;
       const date = new Date().toISOString().slice(0, 10);
@@ -105,8 +111,9 @@ async function main(): Promise<void> {
         `# What each piece of the service costs a small GET (${date})`,
         '',
         `Built service in production settings (Node 24, the image's NODE_OPTIONS and tracing preload, ` +
-          `limiter on at 1 000 000/min, request logs at info to a file, metrics on), whole and without ` +
-          `each piece (bench/pieces-server.ts), beside bare Nest and the raw baseline` +
+          `limiter on at 1 000 000/min, request logs at info to a file, metrics on), whole` +
+          (eachPiece ? ', without each piece' : '') +
+          ` and without all of them (bench/pieces-server.ts), beside bare Nest and the raw baseline` +
           (before ? `, and the same for the build in ${before} ("before")` : '') +
           `; PostgreSQL ${db.version} (${db.server}). ${WARM_UP} requests per process and GET to warm ` +
           `up, then ${ROUNDS} rounds of ${REQUESTS} requests per process and GET, ${CONNECTIONS} ` +
