@@ -80,6 +80,17 @@ describe('start-up output (real processes)', () => {
     expect(messages.filter((msg) => /started|listening on|EADDRINUSE/.test(msg))).toEqual([]);
   });
 
+  it("(the tests' startService) counts a service live only when its own process listens on the port", async () => {
+    // Another service answers /health/live on the port; the child cannot bind it and exits.
+    await expect(
+      startService({
+        DATABASE_URL: databaseUrl,
+        BOOTSTRAP_API_KEY: KEY,
+        PORT: String(first!.port),
+      }),
+    ).rejects.toThrow(`port ${first!.port} is already in use`);
+  });
+
   it('runs where Node refuses code generation from strings, and answers the same JSON', async () => {
     // A hardening some deployments set: the resources' renderers then run without generated code.
     const hardened = await startService({

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { appDatabaseUrls } from './test-database.js';
@@ -39,10 +39,30 @@ export function freePort(): Promise<number> {
  * Starts the service in its own process with only the given environment (plus PATH), and
  * waits until /health/live answers (within `liveWithinMs`, default 20 s) unless
  * `waitUntilLive` is false. `main`: another copy of dist/main.js to run (default the build's).
+ *
+ * A free port is only free until someone else takes it: another test's server may bind it
+ * between freePort() and the child's listen, and then answer /health/live in the child's
+ * place. So "live" means that the child itself listens on the port, and a child that lost
+ * its port to someone else starts again on another (unless the caller chose the port).
  */
 export async function startService(
   env: Record<string, string>,
   options: { waitUntilLive?: boolean; liveWithinMs?: number; main?: string } = {},
+): Promise<ServiceProcess> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(env, options);
+    } catch (error) {
+      if (!(error instanceof PortTaken) || env.PORT || attempt === 3) throw error;
+    }
+  }
+}
+
+class PortTaken extends Error {}
+
+async function startOnce(
+  env: Record<string, string>,
+  options: { waitUntilLive?: boolean; liveWithinMs?: number; main?: string },
 ): Promise<ServiceProcess> {
   const main = options.main ?? MAIN;
   if (!existsSync(main)) throw new Error(`${main} is missing: run npm run build (npm test does)`);
@@ -92,14 +112,18 @@ export async function startService(
     const deadline = Date.now() + (options.liveWithinMs ?? 20_000);
     for (;;) {
       if (child.exitCode !== null) {
-        throw new Error(
-          `the service exited with ${child.exitCode}: ${stderr.join('\n')} ${stdout.join('\n')}`,
-        );
+        const printed = `${stderr.join('\n')} ${stdout.join('\n')}`;
+        const message = `the service exited with ${child.exitCode}: ${printed}`;
+        throw printed.includes(`port ${port} is already in use`)
+          ? new PortTaken(message)
+          : new Error(message);
       }
-      const live = await fetch(`${service.url}/health/live`).then(
-        (res) => res.ok,
-        () => false,
-      );
+      const live =
+        listensOn(child.pid, port) &&
+        (await fetch(`${service.url}/health/live`).then(
+          (res) => res.ok,
+          () => false,
+        ));
       if (live) break;
       if (Date.now() > deadline) {
         await service.stop();
@@ -109,6 +133,37 @@ export async function startService(
     }
   }
   return service;
+}
+
+/**
+ * Whether process `pid` holds a socket listening on TCP `port` (Linux's /proc; elsewhere
+ * the answer of /health/live has to do).
+ */
+function listensOn(pid: number | undefined, port: number): boolean {
+  if (pid === undefined || !existsSync('/proc/net/tcp')) return true;
+  const listening = new Set<string>();
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    if (!existsSync(table)) continue;
+    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      // local_address is ADDRESS:PORT in hex, st 0A is LISTEN, the tenth field the inode.
+      if (fields[1]?.endsWith(`:${hexPort}`) && fields[3] === '0A') listening.add(fields[9]);
+    }
+  }
+  if (listening.size === 0) return false;
+  try {
+    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+        return listening.has(/^socket:\[(\d+)\]$/.exec(target)?.[1] ?? '');
+      } catch {
+        return false; // closed since the listing
+      }
+    });
+  } catch {
+    return false; // the process is gone
+  }
 }
 
 function collectLines(stream: NodeJS.ReadableStream, lines: string[]): void {
