@@ -1,56 +1,19 @@
-import { closeSync, openSync, readSync } from 'node:fs';
 import type { Server } from 'node:net';
 import { Server as NetServer } from 'node:net';
-
-/** A TCP socket's state in /proc/net/tcp: 0A is LISTEN. */
-const LISTEN = '0A';
-const READ_CHUNK_BYTES = 2048;
+import { listeningSockets } from './listening-sockets.js';
 
 /**
  * How many connections the kernel has completed for this listener that Node has not accepted
  * yet (the listener's accept queue), or undefined where that cannot be read: Linux shows it as
- * a listening socket's rx_queue in /proc/self/net/tcp (tcp6 for `::`). The kernel lists
- * listening sockets first, so the read stops at the first socket that is not one: the file can
- * hold thousands of connections on a shared host, and the answer must be fresh when the caller
- * acts on it.
+ * a listening socket's rx_queue in /proc/self/net/tcp (tcp6 for `::`).
  */
 export function pendingConnections(server: Server): number | undefined {
   const address = server.address();
   // Not listening, or on a pipe.
   if (address === null || typeof address === 'string') return undefined;
-  const file = address.family === 'IPv6' ? '/proc/self/net/tcp6' : '/proc/self/net/tcp';
-  const port = `:${address.port.toString(16).toUpperCase().padStart(4, '0')}`;
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch {
-    return undefined; // not Linux, or no /proc
-  }
-  try {
-    const buffer = Buffer.alloc(READ_CHUNK_BYTES);
-    let rest = '';
-    let header = true;
-    for (;;) {
-      const read = readSync(fd, buffer, 0, buffer.length, null);
-      if (read === 0) return undefined;
-      const lines = (rest + buffer.toString('latin1', 0, read)).split('\n');
-      rest = lines.pop() ?? '';
-      for (const line of lines) {
-        if (header) {
-          header = false;
-          continue;
-        }
-        // sl local_address rem_address st tx_queue:rx_queue ...
-        const [, local, , state, queues] = line.trim().split(/\s+/);
-        if (state !== LISTEN) return undefined;
-        if (!local?.endsWith(port)) continue;
-        const queued = parseInt(queues?.split(':')[1] ?? '', 16);
-        return Number.isNaN(queued) ? undefined : queued;
-      }
-    }
-  } finally {
-    closeSync(fd);
-  }
+  const table = address.family === 'IPv6' ? '/proc/self/net/tcp6' : '/proc/self/net/tcp';
+  const queued = listeningSockets(table)?.find(({ port }) => port === address.port)?.acceptQueue;
+  return queued === undefined || Number.isNaN(queued) ? undefined : queued;
 }
 
 /**

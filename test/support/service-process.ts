@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
+import { listeningSockets } from '../../src/lifecycle/listening-sockets.js';
 import { appDatabaseUrls } from './test-database.js';
 
 /**
@@ -119,11 +120,10 @@ async function startOnce(
           : new Error(message);
       }
       const live =
-        listensOn(child.pid, port) &&
         (await fetch(`${service.url}/health/live`).then(
           (res) => res.ok,
           () => false,
-        ));
+        )) && listensOn(child.pid, port);
       if (live) break;
       if (Date.now() > deadline) {
         await service.stop();
@@ -140,23 +140,19 @@ async function startOnce(
  * the answer of /health/live has to do).
  */
 function listensOn(pid: number | undefined, port: number): boolean {
-  if (pid === undefined || !existsSync('/proc/net/tcp')) return true;
-  const listening = new Set<string>();
-  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
-  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    if (!existsSync(table)) continue;
-    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
-      const fields = line.trim().split(/\s+/);
-      // local_address is ADDRESS:PORT in hex, st 0A is LISTEN, the tenth field the inode.
-      if (fields[1]?.endsWith(`:${hexPort}`) && fields[3] === '0A') listening.add(fields[9]);
-    }
-  }
-  if (listening.size === 0) return false;
+  if (pid === undefined || !existsSync('/proc/self/net/tcp')) return true;
+  const inodes = new Set(
+    ['tcp', 'tcp6']
+      .flatMap((table) => listeningSockets(`/proc/${pid}/net/${table}`) ?? [])
+      .filter((socket) => socket.port === port)
+      .map((socket) => socket.inode),
+  );
+  if (inodes.size === 0) return false;
   try {
     return readdirSync(`/proc/${pid}/fd`).some((fd) => {
       try {
         const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
-        return listening.has(/^socket:\[(\d+)\]$/.exec(target)?.[1] ?? '');
+        return inodes.has(/^socket:\[(\d+)\]$/.exec(target)?.[1] ?? '');
       } catch {
         return false; // closed since the listing
       }
